@@ -1,0 +1,36 @@
+//! The normative constants of section 6, in one place.
+
+use core::time::Duration;
+
+/// R1: the exact User-Agent sent on every request.
+pub const USER_AGENT: &str = "Mozilla/5.0 (compatible; Walsh-Research/1.2; +https://wal.sh/bot/)";
+/// R1, R2: the product token used for robots.txt group selection.
+pub const UA_TOKEN: &str = "Walsh-Research";
+/// The spec version this implementation targets (section 4).
+pub const SPEC_VERSION: &str = "walsh-research-compliance/v1.3";
+/// R2: robots.txt cache lifetime.
+pub const ROBOTS_TTL: Duration = Duration::from_secs(86_400);
+/// R3: blocklist refresh when the document does not say.
+pub const BLOCKLIST_REFRESH_DEFAULT: Duration = Duration::from_secs(21_600);
+/// R10: lifetime of the standalone blocklist schema.
+pub const SCHEMA_TTL: Duration = Duration::from_secs(604_800);
+/// R4: minimum spacing between two requests to one host.
+pub const MIN_REQUEST_INTERVAL: Duration = Duration::from_secs(1);
+/// R5: retries after the first attempt.
+pub const DEFAULT_MAX_RETRIES: u32 = 5;
+/// R5: base of the exponential backoff.
+pub const DEFAULT_BACKOFF_BASE: Duration = Duration::from_secs(1);
+/// R5: no computed backoff delay exceeds this.
+pub const BACKOFF_CAP: Duration = Duration::from_secs(60);
+/// R5 (section 7 diagram): how long a host is left alone after retries run out.
+pub const FAILURE_COOLDOWN: Duration = Duration::from_secs(3_600);
+/// Section 9.1.1: robots.txt bodies are truncated to this many bytes.
+pub const ROBOTS_MAX_BYTES: usize = 500 * 1024;
+/// Section 5: operator resources.
+pub const OPERATOR_BASE: &str = "https://wal.sh";
+/// Section 5: path of the blocklist under the operator base.
+pub const BLOCKLIST_PATH: &str = "/.well-known/walsh-research/blocklist.json";
+/// Section 5: path of the standalone blocklist schema.
+pub const BLOCKLIST_SCHEMA_PATH: &str = "/.well-known/walsh-research/blocklist.schema.json";
+/// Section 5: path of the live fixtures index.
+pub const TEST_FIXTURES_PATH: &str = "/.well-known/walsh-research/test-fixtures.json";

@@ -1,0 +1,210 @@
+//! Percent-encoding normalisation for robots.txt matching (R2b, RFC 9309 §2.2.2).
+//!
+//! Rule values and request paths reach the matcher in whatever encoding
+//! their authors chose: `%7e` and `~`, `%E3%83%84` and a raw `ツ`. The spec
+//! asks that both sides be compared "consistently", so both go through the
+//! same function [`normalize_byte_stream`], which produces one canonical
+//! octet sequence:
+//!
+//! * `%XX` naming an unreserved character (ALPHA, DIGIT, `-._~`) is decoded;
+//! * any other `%xx` keeps its encoding, with upper-case hex;
+//! * octets that can never appear raw in a URI (non-ASCII, controls, space)
+//!   are encoded as `%XX`;
+//! * everything else, including `*` and `$`, is kept.
+//!
+//! A second, narrower form ([`google_form`]) mirrors Google's reference
+//! parser, which encodes only non-ASCII octets of a rule and never touches the
+//! request path. The matcher evaluates both readings and denies when either
+//! denies (see `docs/conformance.md`, "two readings").
+
+/// Whether `b` is an RFC 3986 unreserved character.
+pub const fn is_unreserved(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~')
+}
+
+/// Whether `b` must be percent-encoded before comparison.
+const fn must_encode(b: u8) -> bool {
+    b >= 0x80 || b <= 0x20 || b == 0x7f
+}
+
+const fn hex_val(b: u8) -> Option<u8> {
+    match b {
+        b'0'..=b'9' => Some(b - b'0'),
+        b'a'..=b'f' => Some(b - b'a' + 10),
+        b'A'..=b'F' => Some(b - b'A' + 10),
+        _ => None,
+    }
+}
+
+const HEX_UPPER: &[u8; 16] = b"0123456789ABCDEF";
+
+/// Whether `raw` is already in canonical form, so it can be matched as is.
+///
+/// This is the fast path: almost every real request path is plain ASCII
+/// without escapes.
+pub fn is_canonical(raw: &[u8]) -> bool {
+    raw.iter().all(|&b| b != b'%' && !must_encode(b))
+}
+
+/// Feeds the canonical form of `raw` to `out`, one octet at a time.
+pub fn normalize_byte_stream(raw: &[u8], mut out: impl FnMut(u8)) {
+    let mut it = Normalized::new(raw);
+    while let Some(b) = it.next_byte() {
+        out(b);
+    }
+}
+
+/// Feeds Google's form of a rule value to `out`: non-ASCII octets encoded,
+/// existing escapes upper-cased, nothing decoded.
+pub fn google_form(raw: &[u8], mut out: impl FnMut(u8)) {
+    let mut i = 0;
+    while i < raw.len() {
+        let b = raw[i];
+        if b == b'%' && i + 2 < raw.len() {
+            if let (Some(_), Some(_)) = (hex_val(raw[i + 1]), hex_val(raw[i + 2])) {
+                out(b'%');
+                out(raw[i + 1].to_ascii_uppercase());
+                out(raw[i + 2].to_ascii_uppercase());
+                i += 3;
+                continue;
+            }
+        }
+        if b >= 0x80 {
+            out(b'%');
+            out(HEX_UPPER[usize::from(b >> 4)]);
+            out(HEX_UPPER[usize::from(b & 0xf)]);
+        } else {
+            out(b);
+        }
+        i += 1;
+    }
+}
+
+/// A lazily normalised view of a byte string: yields the canonical form
+/// without allocating, so a request path with escapes costs no heap.
+#[derive(Clone, Copy, Debug)]
+pub struct Normalized<'a> {
+    raw: &'a [u8],
+    pos: usize,
+    pending: [u8; 2],
+    npending: u8,
+    verbatim: bool,
+}
+
+impl<'a> Normalized<'a> {
+    /// A view of `raw`.
+    pub const fn new(raw: &'a [u8]) -> Self {
+        Normalized {
+            raw,
+            pos: 0,
+            pending: [0; 2],
+            npending: 0,
+            verbatim: false,
+        }
+    }
+
+    /// A view of `/` followed by `raw`: a request target such as `?q` or `""`
+    /// whose path is empty means `/` (RFC 9309 §2.2.2). With `verbatim`, the
+    /// octets of `raw` are passed through unchanged (Google's reading).
+    pub const fn with_leading_slash(raw: &'a [u8], verbatim: bool) -> Self {
+        Normalized {
+            raw,
+            pos: 0,
+            pending: [0, b'/'],
+            npending: 1,
+            verbatim,
+        }
+    }
+
+    /// The next canonical octet.
+    #[inline]
+    pub fn next_byte(&mut self) -> Option<u8> {
+        if self.npending > 0 {
+            let b = self.pending[2 - usize::from(self.npending)];
+            self.npending -= 1;
+            return Some(b);
+        }
+        let raw = self.raw;
+        let b = *raw.get(self.pos)?;
+        if self.verbatim {
+            self.pos += 1;
+            return Some(b);
+        }
+        if b == b'%' {
+            if let (Some(&h), Some(&l)) = (raw.get(self.pos + 1), raw.get(self.pos + 2)) {
+                if let (Some(hv), Some(lv)) = (hex_val(h), hex_val(l)) {
+                    self.pos += 3;
+                    let v = hv * 16 + lv;
+                    if is_unreserved(v) {
+                        return Some(v);
+                    }
+                    self.pending = [h.to_ascii_uppercase(), l.to_ascii_uppercase()];
+                    self.npending = 2;
+                    return Some(b'%');
+                }
+            }
+            self.pos += 1;
+            return Some(b'%');
+        }
+        self.pos += 1;
+        if must_encode(b) {
+            self.pending = [
+                HEX_UPPER[usize::from(b >> 4)],
+                HEX_UPPER[usize::from(b & 0xf)],
+            ];
+            self.npending = 2;
+            return Some(b'%');
+        }
+        Some(b)
+    }
+
+    /// Whether nothing is left.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.npending == 0 && self.pos >= self.raw.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    extern crate std;
+    use std::vec::Vec;
+
+    fn norm(s: &[u8]) -> Vec<u8> {
+        let mut v = Vec::new();
+        normalize_byte_stream(s, |b| v.push(b));
+        v
+    }
+
+    fn google(s: &[u8]) -> Vec<u8> {
+        let mut v = Vec::new();
+        google_form(s, |b| v.push(b));
+        v
+    }
+
+    #[test]
+    fn decodes_unreserved_and_uppercases_the_rest() {
+        assert_eq!(norm(b"/%7efoo/%62%61%7A"), b"/~foo/baz");
+        assert_eq!(norm(b"/a%2fb%3F"), b"/a%2Fb%3F");
+        assert_eq!(norm("/ツ".as_bytes()), b"/%E3%83%84");
+        assert_eq!(norm(b"/a b"), b"/a%20b");
+        assert_eq!(norm(b"/100%"), b"/100%");
+        assert_eq!(norm(b"/%zz%4"), b"/%zz%4");
+        assert_eq!(norm(b"/*.pdf$"), b"/*.pdf$");
+    }
+
+    #[test]
+    fn google_form_only_encodes_non_ascii() {
+        assert_eq!(google("/ツ%e3".as_bytes()), b"/%E3%83%84%E3");
+        assert_eq!(google(b"/%62a"), b"/%62a");
+        assert_eq!(google(b"/%"), b"/%");
+    }
+
+    #[test]
+    fn canonical_detection() {
+        assert!(is_canonical(b"/a/b?c=d"));
+        assert!(!is_canonical(b"/a%20"));
+        assert!(!is_canonical("/é".as_bytes()));
+    }
+}

@@ -1,0 +1,301 @@
+//! Lines of a robots.txt body and the directive each one carries
+//! (section 9.1.2, RFC 9309 §2.2, and Google's tolerances where the spec is
+//! silent).
+//!
+//! The lexer works on bytes, not `str`: real files mix encodings, carry
+//! BOMs, and are sometimes binary garbage. It never fails; a line it cannot
+//! read is [`Directive::Unknown`] and changes nothing, exactly as a parser
+//! that ignores unknown lines would.
+
+use nom::bytes::complete::{take_till, take_while, take_while1};
+use nom::character::complete::char as nchar;
+use nom::combinator::rest;
+use nom::sequence::preceded;
+use nom::{IResult, Parser};
+
+/// Longest line content kept, in octets, as in Google's parser
+/// (2083 × 8 − 1). Longer Disallow values are cut here; see `Directive`.
+pub const MAX_LINE: usize = 2083 * 8 - 1;
+
+/// What one line says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Directive<'a> {
+    /// `User-agent: value` (value trimmed, comment removed).
+    UserAgent(&'a [u8]),
+    /// `Allow: value`.
+    Allow(&'a [u8]),
+    /// `Disallow: value`; `truncated_from` is the original value length when
+    /// the line was longer than [`MAX_LINE`] and the value was cut.
+    Disallow {
+        /// The (possibly cut) value.
+        value: &'a [u8],
+        /// Length of the value before the cut, if it was cut.
+        truncated_from: Option<usize>,
+    },
+    /// `Crawl-delay: value`.
+    CrawlDelay(&'a [u8]),
+    /// `Sitemap: value`.
+    Sitemap(&'a [u8]),
+    /// Blank, comment-only, unknown field or unreadable line.
+    Unknown,
+}
+
+/// One line with its 1-based number.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Line<'a> {
+    /// 1-based line number in the body.
+    pub number: u32,
+    /// What the line says.
+    pub directive: Directive<'a>,
+}
+
+/// Skips a UTF-8 byte-order mark, or any prefix of one, at the start.
+pub fn skip_bom(body: &[u8]) -> &[u8] {
+    const BOM: [u8; 3] = [0xEF, 0xBB, 0xBF];
+    let n = body
+        .iter()
+        .zip(BOM.iter())
+        .take_while(|(a, b)| a == b)
+        .count();
+    &body[n..]
+}
+
+/// Iterates over the lines of `body` (BOM already skipped or not; this
+/// skips it). CR, LF and CRLF all end a line.
+pub fn lines(body: &[u8]) -> Lines<'_> {
+    Lines {
+        rest: skip_bom(body),
+        number: 0,
+    }
+}
+
+/// Iterator returned by [`lines`].
+#[derive(Debug, Clone)]
+pub struct Lines<'a> {
+    rest: &'a [u8],
+    number: u32,
+}
+
+impl<'a> Iterator for Lines<'a> {
+    type Item = Line<'a>;
+
+    fn next(&mut self) -> Option<Line<'a>> {
+        if self.rest.is_empty() {
+            return None;
+        }
+        let end = self.rest.iter().position(|&b| b == b'\n' || b == b'\r');
+        let (line, next) = match end {
+            None => (self.rest, &self.rest[self.rest.len()..]),
+            Some(i) => {
+                let skip = if self.rest[i] == b'\r' && self.rest.get(i + 1) == Some(&b'\n') {
+                    2
+                } else {
+                    1
+                };
+                (&self.rest[..i], &self.rest[i + skip..])
+            }
+        };
+        self.rest = next;
+        self.number = self.number.saturating_add(1);
+        Some(Line {
+            number: self.number,
+            directive: directive(line),
+        })
+    }
+}
+
+fn is_ws(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | 0x0b | 0x0c)
+}
+
+fn trim(mut s: &[u8]) -> &[u8] {
+    while let [first, rest @ ..] = s {
+        if is_ws(*first) {
+            s = rest;
+        } else {
+            break;
+        }
+    }
+    while let [rest @ .., last] = s {
+        if is_ws(*last) {
+            s = rest;
+        } else {
+            break;
+        }
+    }
+    s
+}
+
+/// `key ws* ':' value` — the regular form.
+fn colon_form(input: &[u8]) -> IResult<&[u8], (&[u8], &[u8])> {
+    (take_till(|b| b == b':'), preceded(nchar(':'), rest)).parse(input)
+}
+
+/// `key ws+ value` with exactly two runs of non-whitespace — Google accepts
+/// a missing colon only in this unambiguous shape.
+fn space_form(input: &[u8]) -> IResult<&[u8], (&[u8], &[u8])> {
+    let (input, key) = take_while1(|b| !is_ws(b))(input)?;
+    let (input, _) = take_while1(is_ws)(input)?;
+    let (input, value) = take_while1(|b| !is_ws(b))(input)?;
+    let (input, _) = take_while(is_ws)(input)?;
+    let (input, _) = nom::combinator::eof(input)?;
+    Ok((input, (key, value)))
+}
+
+fn key_value(line: &[u8]) -> Option<(&[u8], &[u8])> {
+    let line = trim(line);
+    let (key, value) = match colon_form(line) {
+        Ok((_, kv)) => kv,
+        Err(_) => space_form(line).ok()?.1,
+    };
+    let key = trim(key);
+    if key.is_empty() {
+        return None;
+    }
+    Some((key, trim(value)))
+}
+
+fn starts_with_ci(s: &[u8], prefix: &[u8]) -> bool {
+    s.len() >= prefix.len() && s[..prefix.len()].eq_ignore_ascii_case(prefix)
+}
+
+/// Cuts `s` to at most `max` octets without splitting a UTF-8 sequence.
+pub fn cut_at_char_boundary(s: &[u8], max: usize) -> &[u8] {
+    if s.len() <= max {
+        return s;
+    }
+    let mut end = max;
+    // Back off over continuation octets (10xxxxxx) so a multi-octet
+    // character is never split; at most three steps for valid UTF-8.
+    let mut steps = 0;
+    while end > 0 && steps < 3 && (s[end] & 0xC0) == 0x80 {
+        end -= 1;
+        steps += 1;
+    }
+    if steps == 3 && (s[end] & 0xC0) == 0x80 {
+        end = max; // not UTF-8 at all: cut at the octet limit
+    }
+    &s[..end]
+}
+
+/// Reads one line (without its terminator).
+pub fn directive(line: &[u8]) -> Directive<'_> {
+    // A comment runs from `#` to the end of the line, wherever it starts.
+    let content = match line.iter().position(|&b| b == b'#') {
+        Some(i) => &line[..i],
+        None => line,
+    };
+    let over_long = content.len() > MAX_LINE;
+    let kept = cut_at_char_boundary(content, MAX_LINE);
+    let Some((key, value)) = key_value(kept) else {
+        return Directive::Unknown;
+    };
+    // Google matches field names by prefix and tolerates frequent typos;
+    // the spec is silent, and recognising a misspelt Disallow can only
+    // block more, never less.
+    let is = |prefixes: &[&[u8]]| prefixes.iter().any(|p| starts_with_ci(key, p));
+    if is(&[b"user-agent", b"useragent", b"user agent"]) {
+        Directive::UserAgent(value)
+    } else if is(&[b"allow"]) {
+        if over_long {
+            // A cut Allow would permit more than its author wrote:
+            // keep the whole value (R2c: never under-block).
+            let full = key_value(content).map(|(_, v)| v).unwrap_or(value);
+            Directive::Allow(full)
+        } else {
+            Directive::Allow(value)
+        }
+    } else if is(&[
+        b"disallow",
+        b"dissallow",
+        b"dissalow",
+        b"disalow",
+        b"diasllow",
+        b"disallaw",
+    ]) {
+        let truncated_from = if over_long {
+            key_value(content)
+                .map(|(_, v)| v.len())
+                .filter(|&n| n > value.len())
+        } else {
+            None
+        };
+        Directive::Disallow {
+            value,
+            truncated_from,
+        }
+    } else if is(&[b"crawl-delay", b"crawldelay", b"crawl_delay"]) {
+        Directive::CrawlDelay(value)
+    } else if is(&[b"sitemap", b"site-map"]) {
+        Directive::Sitemap(value)
+    } else {
+        Directive::Unknown
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    extern crate std;
+    use std::vec::Vec;
+
+    fn dirs(body: &[u8]) -> Vec<Directive<'_>> {
+        lines(body).map(|l| l.directive).collect()
+    }
+
+    #[test]
+    fn fields_comments_and_line_ends() {
+        let body = b"\xEF\xBB\xBFUser-Agent: Foo # c\r\nDISALLOW:/a\rallow : /b\n\n# only\nSitemap: http://x/s.xml";
+        assert_eq!(
+            dirs(body),
+            [
+                Directive::UserAgent(b"Foo"),
+                Directive::Disallow {
+                    value: b"/a",
+                    truncated_from: None
+                },
+                Directive::Allow(b"/b"),
+                Directive::Unknown,
+                Directive::Unknown,
+                Directive::Sitemap(b"http://x/s.xml"),
+            ]
+        );
+    }
+
+    #[test]
+    fn missing_colon_only_with_two_tokens() {
+        assert_eq!(
+            directive(b"user-agent FooBot"),
+            Directive::UserAgent(b"FooBot")
+        );
+        assert_eq!(directive(b"disallow / extra"), Directive::Unknown);
+        assert_eq!(directive(b"disallow"), Directive::Unknown);
+    }
+
+    #[test]
+    fn bom_prefixes_are_skipped() {
+        assert_eq!(skip_bom(b"\xEF\xBBUser"), b"User");
+        assert_eq!(skip_bom(b"\xEFUser"), b"User");
+        assert_eq!(skip_bom(b"\xEF\x11\xBF"), b"\x11\xBF");
+    }
+
+    #[test]
+    fn long_lines_cut_without_splitting_utf8() {
+        let mut line = Vec::from(&b"disallow: /"[..]);
+        while line.len() < MAX_LINE - 1 {
+            line.push(b'a');
+        }
+        line.extend_from_slice("ツツ".as_bytes());
+        match directive(&line) {
+            Directive::Disallow {
+                value,
+                truncated_from,
+            } => {
+                assert!(core::str::from_utf8(value).is_ok());
+                assert!(value.len() < MAX_LINE);
+                assert_eq!(truncated_from, Some(line.len() - 10));
+            }
+            d => panic!("{d:?}"),
+        }
+    }
+}

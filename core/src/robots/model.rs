@@ -1,0 +1,472 @@
+//! The allocating models: [`Robots`] (every group) and [`Policy`] (the rules
+//! selected for one product token).
+
+use super::agent::AgentToken;
+use super::group::{events, Event, RawRule, SelectSink, Selector};
+use super::{decide, CrawlDelay, RuleKind, RuleView, Verdict};
+use crate::constants::{ROBOTS_MAX_BYTES, UA_TOKEN};
+use crate::percent;
+use alloc::vec::Vec;
+
+/// Offset and length into an arena.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+struct Span(u32, u32);
+
+impl Span {
+    fn get(self, arena: &[u8]) -> &[u8] {
+        let (s, n) = (self.0 as usize, self.1 as usize);
+        arena.get(s..s + n).unwrap_or_default()
+    }
+}
+
+fn push(arena: &mut Vec<u8>, bytes: impl IntoIterator<Item = u8>) -> Span {
+    let start = arena.len();
+    arena.extend(bytes);
+    Span(start as u32, (arena.len() - start) as u32)
+}
+
+/// Cuts a body to [`ROBOTS_MAX_BYTES`]. A line straddling the limit is
+/// dropped whole: a cut Allow would permit more than its author wrote.
+pub(crate) fn limit(body: &[u8]) -> (&[u8], bool) {
+    if body.len() <= ROBOTS_MAX_BYTES {
+        return (body, false);
+    }
+    let head = &body[..ROBOTS_MAX_BYTES];
+    let end = if matches!(body[ROBOTS_MAX_BYTES], b'\n' | b'\r') {
+        ROBOTS_MAX_BYTES
+    } else {
+        head.iter()
+            .rposition(|&b| b == b'\n' || b == b'\r')
+            .map_or(0, |i| i + 1)
+    };
+    (&body[..end], true)
+}
+
+#[derive(Debug, Clone, Copy)]
+struct StoredRule {
+    kind: RuleKind,
+    line: u32,
+    text: Span,
+    spec: Span,
+    google: Span,
+    priority: u32,
+    google_priority: u32,
+}
+
+/// The rules that apply to one product token, ready to answer queries.
+///
+/// Rules are kept sorted by precedence (longest first, Allow before Disallow
+/// on equal length), so the first matching rule decides and a query costs
+/// no allocation.
+#[derive(Debug, Clone, Default)]
+pub struct Policy {
+    arena: Vec<u8>,
+    rules: Vec<StoredRule>,
+    crawl_delay: Option<CrawlDelay>,
+    has_alt: bool,
+    selected: Selected,
+    truncated: bool,
+}
+
+/// Which group(s) a [`Policy`] came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Selected {
+    /// Groups naming the token (or a prefix of it), merged.
+    Named,
+    /// The `*` groups, merged.
+    Global,
+    /// No group applies: everything is allowed.
+    #[default]
+    None,
+}
+
+#[derive(Default)]
+struct SetBuilder {
+    rules: Vec<StoredRule>,
+    delay: Option<CrawlDelay>,
+}
+
+#[derive(Default)]
+struct PolicyBuilder {
+    arena: Vec<u8>,
+    named: SetBuilder,
+    global: SetBuilder,
+}
+
+impl PolicyBuilder {
+    fn store(&mut self, r: RawRule<'_>) -> StoredRule {
+        let dollar = r.implied_dir.then_some(b'$');
+        let text = push(&mut self.arena, r.value.iter().copied().chain(dollar));
+        let spec_start = self.arena.len();
+        percent::normalize_byte_stream(r.value, |b| self.arena.push(b));
+        self.arena.extend(dollar);
+        let spec = Span(spec_start as u32, (self.arena.len() - spec_start) as u32);
+        let google_start = self.arena.len();
+        percent::google_form(r.value, |b| self.arena.push(b));
+        self.arena.extend(dollar);
+        let mut google = Span(
+            google_start as u32,
+            (self.arena.len() - google_start) as u32,
+        );
+        if google.get(&self.arena) == spec.get(&self.arena) {
+            self.arena.truncate(google_start);
+            google = spec;
+        }
+        let cut = r.cut_from.unwrap_or(0) as u32;
+        StoredRule {
+            kind: r.kind,
+            line: r.line,
+            text,
+            spec,
+            google,
+            priority: spec.1.max(cut),
+            google_priority: google.1.max(cut),
+        }
+    }
+
+    fn finish(self, best: usize, truncated: bool) -> Policy {
+        let (set, selected) = if best > 0 {
+            (self.named, Selected::Named)
+        } else if !self.global.rules.is_empty() || self.global.delay.is_some() {
+            (self.global, Selected::Global)
+        } else {
+            (SetBuilder::default(), Selected::None)
+        };
+        // Copy the chosen rules into a compact arena: discarded groups'
+        // bytes are not kept for the life of the policy.
+        let mut arena = Vec::new();
+        let mut has_alt = false;
+        let mut rules: Vec<StoredRule> = set
+            .rules
+            .iter()
+            .map(|r| {
+                let text = push(&mut arena, r.text.get(&self.arena).iter().copied());
+                let spec = push(&mut arena, r.spec.get(&self.arena).iter().copied());
+                let google = if r.google == r.spec {
+                    spec
+                } else {
+                    has_alt = true;
+                    push(&mut arena, r.google.get(&self.arena).iter().copied())
+                };
+                StoredRule {
+                    text,
+                    spec,
+                    google,
+                    ..*r
+                }
+            })
+            .collect();
+        rules.sort_by(|a, b| {
+            b.priority
+                .cmp(&a.priority)
+                .then_with(|| (a.kind == RuleKind::Disallow).cmp(&(b.kind == RuleKind::Disallow)))
+        });
+        arena.shrink_to_fit();
+        rules.shrink_to_fit();
+        Policy {
+            arena,
+            rules,
+            crawl_delay: set.delay,
+            has_alt,
+            selected,
+            truncated,
+        }
+    }
+}
+
+impl<'a> SelectSink<'a> for PolicyBuilder {
+    fn reset_named(&mut self) {
+        self.named = SetBuilder::default();
+    }
+
+    fn rule(&mut self, named: bool, global: bool, rule: RawRule<'a>) {
+        let stored = self.store(rule);
+        if named {
+            self.named.rules.push(stored);
+        }
+        if global {
+            self.global.rules.push(stored);
+        }
+    }
+
+    fn crawl_delay(&mut self, named: bool, global: bool, delay: CrawlDelay) {
+        // Several Crawl-delays for one token (merged groups): the longest
+        // is the one that cannot be too fast for any of their authors.
+        if named {
+            self.named.delay = self.named.delay.max(Some(delay));
+        }
+        if global {
+            self.global.delay = self.global.delay.max(Some(delay));
+        }
+    }
+}
+
+impl Policy {
+    /// Parses `body` keeping only what applies to `token` (section 9.1.3).
+    /// Never fails; bodies over 500 KiB are cut (section 9.1.1).
+    pub fn parse(body: &[u8], token: &str) -> Policy {
+        let (body, truncated) = limit(body);
+        let mut builder = PolicyBuilder::default();
+        let mut selector = Selector::new(token.as_bytes());
+        events(body, |ev| selector.event(ev, &mut builder));
+        selector.finish(&mut builder);
+        builder.finish(selector.best, truncated)
+    }
+
+    /// A policy with no rules: everything allowed (robots.txt answered 4xx).
+    pub fn allow_all() -> Policy {
+        Policy::default()
+    }
+
+    /// Decides whether `path_and_query` (as in a request target: `/a?b`;
+    /// empty means `/`) may be fetched.
+    pub fn check(&self, path_and_query: &str) -> Verdict<'_> {
+        self.check_bytes(path_and_query.as_bytes())
+    }
+
+    /// [`Policy::check`] on raw octets.
+    pub fn check_bytes(&self, path_and_query: &[u8]) -> Verdict<'_> {
+        let arena = &self.arena[..];
+        let views = self.rules.iter().map(move |r| RuleView {
+            kind: r.kind,
+            line: r.line,
+            text: r.text.get(arena),
+            spec: r.spec.get(arena),
+            google: r.google.get(arena),
+            priority: r.priority as usize,
+            google_priority: r.google_priority as usize,
+            match_all: false,
+        });
+        decide(views, path_and_query, true, self.has_alt)
+    }
+
+    /// The selected group's Crawl-delay (R2d), the largest if groups merged.
+    pub fn crawl_delay(&self) -> Option<CrawlDelay> {
+        self.crawl_delay
+    }
+
+    /// Which group(s) applied.
+    pub fn selected(&self) -> Selected {
+        self.selected
+    }
+
+    /// The kept rules in precedence order (as written, with line numbers).
+    pub fn rules(&self) -> impl Iterator<Item = super::MatchedRule<'_>> + '_ {
+        self.rules.iter().map(|r| super::MatchedRule {
+            kind: r.kind,
+            pattern: r.text.get(&self.arena),
+            line: r.line,
+        })
+    }
+
+    /// Number of rules kept.
+    pub fn rule_count(&self) -> usize {
+        self.rules.len()
+    }
+
+    /// Whether the body was longer than 500 KiB and cut.
+    pub fn truncated(&self) -> bool {
+        self.truncated
+    }
+
+    /// Heap bytes held by this policy (for capacity planning and benches).
+    pub fn heap_bytes(&self) -> usize {
+        self.arena.capacity() + self.rules.capacity() * core::mem::size_of::<StoredRule>()
+    }
+}
+
+/// One group of a parsed robots.txt.
+#[derive(Debug, Clone, Copy)]
+pub struct Group<'a> {
+    robots: &'a Robots,
+    index: usize,
+}
+
+#[derive(Debug, Clone)]
+struct GroupRec {
+    line: u32,
+    agents: core::ops::Range<u32>,
+    rules: core::ops::Range<u32>,
+    crawl_delay: Option<CrawlDelay>,
+}
+
+#[derive(Debug, Clone, Copy)]
+enum AgentRec {
+    Global,
+    Named(Span),
+    Empty,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct RuleRec {
+    kind: RuleKind,
+    line: u32,
+    value: Span,
+    cut_from: Option<u32>,
+    implied_dir: bool,
+}
+
+/// A whole robots.txt: every group and every Sitemap line, for inspection
+/// and for evaluating any product token (see [`Robots::policy`]).
+#[derive(Debug, Clone, Default)]
+pub struct Robots {
+    arena: Vec<u8>,
+    groups: Vec<GroupRec>,
+    agents: Vec<AgentRec>,
+    rules: Vec<RuleRec>,
+    sitemaps: Vec<Span>,
+    truncated: bool,
+}
+
+impl Robots {
+    /// Parses `body`. Never fails; bodies over 500 KiB are cut.
+    pub fn parse(body: &[u8]) -> Robots {
+        let (body, truncated) = limit(body);
+        let mut r = Robots {
+            truncated,
+            ..Robots::default()
+        };
+        events(body, |ev| match ev {
+            Event::GroupStart(line) => {
+                let a = r.agents.len() as u32;
+                let n = r.rules.len() as u32;
+                r.groups.push(GroupRec {
+                    line,
+                    agents: a..a,
+                    rules: n..n,
+                    crawl_delay: None,
+                });
+            }
+            Event::Agent(t) => {
+                let rec = match t {
+                    AgentToken::Global => AgentRec::Global,
+                    AgentToken::Named(t) => AgentRec::Named(push(&mut r.arena, t.iter().copied())),
+                    AgentToken::Empty => AgentRec::Empty,
+                };
+                r.agents.push(rec);
+                if let Some(g) = r.groups.last_mut() {
+                    g.agents.end = r.agents.len() as u32;
+                }
+            }
+            Event::Rule(rule) => {
+                let value = push(&mut r.arena, rule.value.iter().copied());
+                r.rules.push(RuleRec {
+                    kind: rule.kind,
+                    line: rule.line,
+                    value,
+                    cut_from: rule.cut_from.map(|n| n as u32),
+                    implied_dir: rule.implied_dir,
+                });
+                if let Some(g) = r.groups.last_mut() {
+                    g.rules.end = r.rules.len() as u32;
+                }
+            }
+            Event::CrawlDelay(d) => {
+                if let Some(g) = r.groups.last_mut() {
+                    g.crawl_delay = g.crawl_delay.max(Some(d));
+                }
+            }
+            Event::Sitemap(s) => {
+                let span = push(&mut r.arena, s.iter().copied());
+                r.sitemaps.push(span);
+            }
+        });
+        r
+    }
+
+    /// The rules for `token` (section 9.1.3), as [`Policy::parse`] would
+    /// select them.
+    pub fn policy(&self, token: &str) -> Policy {
+        let mut builder = PolicyBuilder::default();
+        let mut selector = Selector::new(token.as_bytes());
+        for g in &self.groups {
+            selector.event(Event::GroupStart(g.line), &mut builder);
+            for a in &self.agents[g.agents.start as usize..g.agents.end as usize] {
+                let t = match *a {
+                    AgentRec::Global => AgentToken::Global,
+                    AgentRec::Named(s) => AgentToken::Named(s.get(&self.arena)),
+                    AgentRec::Empty => AgentToken::Empty,
+                };
+                selector.event(Event::Agent(t), &mut builder);
+            }
+            if let Some(d) = g.crawl_delay {
+                selector.event(Event::CrawlDelay(d), &mut builder);
+            }
+            for r in &self.rules[g.rules.start as usize..g.rules.end as usize] {
+                let raw = RawRule {
+                    kind: r.kind,
+                    line: r.line,
+                    value: r.value.get(&self.arena),
+                    cut_from: r.cut_from.map(|n| n as usize),
+                    implied_dir: r.implied_dir,
+                };
+                selector.event(Event::Rule(raw), &mut builder);
+            }
+        }
+        selector.finish(&mut builder);
+        builder.finish(selector.best, self.truncated)
+    }
+
+    /// Convenience: select for `token`, then decide `path_and_query`.
+    /// Allocates the selection; keep a [`Policy`] to answer many queries.
+    pub fn is_allowed(&self, token: &str, path_and_query: &str) -> bool {
+        self.policy(token).check(path_and_query).allowed
+    }
+
+    /// The Walsh-Research policy.
+    pub fn walsh_research(&self) -> Policy {
+        self.policy(UA_TOKEN)
+    }
+
+    /// Sitemap URLs, in file order.
+    pub fn sitemaps(&self) -> impl Iterator<Item = &[u8]> + '_ {
+        self.sitemaps.iter().map(|s| s.get(&self.arena))
+    }
+
+    /// The groups, in file order.
+    pub fn groups(&self) -> impl Iterator<Item = Group<'_>> + '_ {
+        (0..self.groups.len()).map(|index| Group {
+            robots: self,
+            index,
+        })
+    }
+
+    /// Whether the body was longer than 500 KiB and cut.
+    pub fn truncated(&self) -> bool {
+        self.truncated
+    }
+}
+
+impl<'a> Group<'a> {
+    fn rec(&self) -> &'a GroupRec {
+        &self.robots.groups[self.index]
+    }
+
+    /// Line of the group's first User-agent line.
+    pub fn line(&self) -> u32 {
+        self.rec().line
+    }
+
+    /// The product tokens the group names (`*` for the global group).
+    pub fn agents(&self) -> impl Iterator<Item = AgentToken<'a>> + 'a {
+        let robots = self.robots;
+        let r = self.rec().agents.clone();
+        robots.agents[r.start as usize..r.end as usize]
+            .iter()
+            .map(move |a| match *a {
+                AgentRec::Global => AgentToken::Global,
+                AgentRec::Named(s) => AgentToken::Named(s.get(&robots.arena)),
+                AgentRec::Empty => AgentToken::Empty,
+            })
+    }
+
+    /// Number of Allow/Disallow rules (including implied directory rules).
+    pub fn rule_count(&self) -> usize {
+        self.rec().rules.len()
+    }
+
+    /// The group's Crawl-delay.
+    pub fn crawl_delay(&self) -> Option<CrawlDelay> {
+        self.rec().crawl_delay
+    }
+}
