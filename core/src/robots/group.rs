@@ -27,7 +27,7 @@ pub(crate) struct RawRule<'a> {
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum Event<'a> {
     /// A new group starts at this line.
-    GroupStart(u32),
+    GroupStart(#[cfg_attr(not(feature = "alloc"), allow(dead_code))] u32),
     /// The current group also applies to this agent.
     Agent(AgentToken<'a>),
     /// A rule of the current group.
@@ -35,7 +35,7 @@ pub(crate) enum Event<'a> {
     /// A Crawl-delay of the current group.
     CrawlDelay(CrawlDelay),
     /// A Sitemap line (belongs to no group).
-    Sitemap(&'a [u8]),
+    Sitemap(#[cfg_attr(not(feature = "alloc"), allow(dead_code))] &'a [u8]),
 }
 
 /// Feeds the group events of `body` (already truncated) to `f`.

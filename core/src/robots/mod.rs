@@ -15,6 +15,8 @@
 //! toward "no". See `docs/conformance.md`.
 
 pub mod agent;
+#[cfg(feature = "heapless")]
+pub mod fixed;
 pub(crate) mod group;
 pub mod lexer;
 pub mod matcher;
@@ -24,6 +26,7 @@ mod model;
 #[cfg(feature = "alloc")]
 pub use model::{Group, Policy, Robots, Selected};
 
+use crate::constants::ROBOTS_MAX_BYTES;
 use crate::percent;
 use core::fmt;
 use core::time::Duration;
@@ -265,6 +268,23 @@ where
         return verdict(google, false);
     }
     verdict(spec, false)
+}
+
+/// Cuts a body to [`ROBOTS_MAX_BYTES`]. A line straddling the limit is
+/// dropped whole: a cut Allow would permit more than its author wrote.
+pub(crate) fn limit(body: &[u8]) -> (&[u8], bool) {
+    if body.len() <= ROBOTS_MAX_BYTES {
+        return (body, false);
+    }
+    let head = &body[..ROBOTS_MAX_BYTES];
+    let end = if matches!(body[ROBOTS_MAX_BYTES], b'\n' | b'\r') {
+        ROBOTS_MAX_BYTES
+    } else {
+        head.iter()
+            .rposition(|&b| b == b'\n' || b == b'\r')
+            .map_or(0, |i| i + 1)
+    };
+    (&body[..end], true)
 }
 
 /// Whether an Allow value names a directory index (`/dir/index.html`,

@@ -3,8 +3,8 @@
 
 use super::agent::AgentToken;
 use super::group::{events, Event, RawRule, SelectSink, Selector};
-use super::{decide, CrawlDelay, RuleKind, RuleView, Verdict};
-use crate::constants::{ROBOTS_MAX_BYTES, UA_TOKEN};
+use super::{decide, limit, CrawlDelay, RuleKind, RuleView, Verdict};
+use crate::constants::UA_TOKEN;
 use crate::percent;
 use alloc::vec::Vec;
 
@@ -23,23 +23,6 @@ fn push(arena: &mut Vec<u8>, bytes: impl IntoIterator<Item = u8>) -> Span {
     let start = arena.len();
     arena.extend(bytes);
     Span(start as u32, (arena.len() - start) as u32)
-}
-
-/// Cuts a body to [`ROBOTS_MAX_BYTES`]. A line straddling the limit is
-/// dropped whole: a cut Allow would permit more than its author wrote.
-pub(crate) fn limit(body: &[u8]) -> (&[u8], bool) {
-    if body.len() <= ROBOTS_MAX_BYTES {
-        return (body, false);
-    }
-    let head = &body[..ROBOTS_MAX_BYTES];
-    let end = if matches!(body[ROBOTS_MAX_BYTES], b'\n' | b'\r') {
-        ROBOTS_MAX_BYTES
-    } else {
-        head.iter()
-            .rposition(|&b| b == b'\n' || b == b'\r')
-            .map_or(0, |i| i + 1)
-    };
-    (&body[..end], true)
 }
 
 #[derive(Debug, Clone, Copy)]

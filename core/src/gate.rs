@@ -1,0 +1,531 @@
+//! The pre-request gate (section 7) as a pure state machine.
+//!
+//! For every URL the bot wants, the gate answers from what it knows and the
+//! instant the caller passes in: deny (R3, naming the listed domain), deny
+//! (R2, naming the rule and its line), "fetch the blocklist / this host's
+//! robots.txt first", wait until an instant (R4, R5), or go. The shell does
+//! the fetching and reports back; the gate never performs I/O.
+//!
+//! The order R3 → R2 → R4 is enforced by construction: the only way to get
+//! a [`Permit`] — and the shell's HTTP layer sends nothing without one — is
+//! [`Gate::admit`] (targets, redirect hops, retries), which runs all three
+//! gates in order every time, or [`Gate::admit_robots`] (R3 then R4 for a
+//! host's `/robots.txt`), or [`Gate::admit_operator`] (R4 for the operator's
+//! own section 5 resources, which the contract requires us to fetch).
+//! Admitting records the request instant, so throttling cannot be skipped.
+
+use crate::blocklist::{BlockedDomain, Blocklist};
+use crate::constants::{MIN_REQUEST_INTERVAL, ROBOTS_TTL, UA_TOKEN};
+use crate::robots::{CrawlDelay, MatchedRule, Policy};
+use crate::time::Timestamp;
+use crate::url::{Url, UrlError};
+use alloc::collections::BTreeMap;
+use alloc::string::{String, ToString};
+use core::fmt;
+use core::time::Duration;
+
+/// How long a failed refresh (blocklist, robots.txt) is not retried while
+/// the last good copy stays in force.
+pub const REFRESH_RETRY: Duration = Duration::from_secs(15 * 60);
+
+/// Tunables; the defaults are the section 6 constants.
+#[derive(Debug, Clone)]
+pub struct GateConfig {
+    /// Product token for robots.txt group selection.
+    pub token: String,
+    /// robots.txt cache lifetime (R2).
+    pub robots_ttl: Duration,
+    /// Minimum spacing between two requests to one host (R4).
+    pub min_interval: Duration,
+}
+
+impl Default for GateConfig {
+    fn default() -> Self {
+        GateConfig {
+            token: UA_TOKEN.to_string(),
+            robots_ttl: ROBOTS_TTL,
+            min_interval: MIN_REQUEST_INTERVAL,
+        }
+    }
+}
+
+/// The throttle key of a URL: lower-case host, without a trailing dot,
+/// with the port when it is not the scheme's default (R4: "the throttle
+/// key is the host").
+pub fn host_key(url: &Url<'_>) -> String {
+    let host = url.host.trim_end_matches('.').to_ascii_lowercase();
+    match url.non_default_port() {
+        Some(p) => alloc::format!("{host}:{p}"),
+        None => host,
+    }
+}
+
+/// The robots.txt scope of a URL: `scheme://host:port` (RFC 9309 §2.3).
+pub fn origin_key(url: &Url<'_>) -> String {
+    alloc::format!(
+        "{}://{}:{}",
+        url.scheme.to_ascii_lowercase(),
+        url.host.trim_end_matches('.').to_ascii_lowercase(),
+        url.effective_port()
+    )
+}
+
+/// Where a host's robots.txt lives.
+pub fn robots_url(url: &Url<'_>) -> String {
+    let host = url.host.trim_end_matches('.').to_ascii_lowercase();
+    match url.non_default_port() {
+        Some(p) => alloc::format!(
+            "{}://{host}:{p}/robots.txt",
+            url.scheme.to_ascii_lowercase()
+        ),
+        None => alloc::format!("{}://{host}/robots.txt", url.scheme.to_ascii_lowercase()),
+    }
+}
+
+#[derive(Debug, Clone)]
+enum RobotsEntry {
+    /// A parsed robots.txt (2xx) or allow-all (4xx).
+    Known {
+        policy: Policy,
+        fetched_at: Timestamp,
+        retry_after_failure: Option<Timestamp>,
+    },
+    /// 5xx / network error with nothing cached: the host is deferred.
+    Unreachable { until: Timestamp, reason: String },
+}
+
+#[derive(Debug, Clone)]
+struct BlocklistEntry {
+    list: Blocklist,
+    fresh_until: Timestamp,
+    adopted: bool,
+}
+
+#[derive(Debug, Clone, Copy, Default)]
+struct HostState {
+    last_request: Option<Timestamp>,
+    not_before: Option<Timestamp>,
+    not_before_reason: Option<WaitReason>,
+}
+
+/// Why a request must wait.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WaitReason {
+    /// R4 spacing of max(1 s, Crawl-delay) since the last request.
+    Throttle,
+    /// R5: Retry-After or backoff after a 429/503 (or other retryable error).
+    Backoff,
+    /// R5: retries exhausted; the host is left alone for a while.
+    Cooldown,
+}
+
+/// What the gate says about a URL.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Decision<'g> {
+    /// The URL is not an absolute http(s) URL.
+    Invalid(UrlError),
+    /// R3: the host is on the operator blocklist.
+    DenyBlocklist(&'g BlockedDomain),
+    /// R2: robots.txt disallows the path; names the rule.
+    DenyRobots(MatchedRule<'g>),
+    /// The blocklist must be fetched (first time, or stale: R12
+    /// block-on-refresh) before anything else.
+    NeedBlocklist,
+    /// This host's robots.txt must be fetched (or refreshed) first, from
+    /// this URL.
+    NeedRobots(String),
+    /// R2: robots.txt was unreachable and nothing is cached: the host is
+    /// deferred until the instant given.
+    Deferred {
+        /// When a new attempt may be made.
+        until: Timestamp,
+        /// What went wrong.
+        reason: &'g str,
+    },
+    /// R4/R5: not before `until`.
+    Wait {
+        /// The earliest instant the request may be sent.
+        until: Timestamp,
+        /// Why.
+        reason: WaitReason,
+    },
+    /// Every gate passed; [`Gate::admit`] would issue a permit now.
+    Ready,
+}
+
+impl fmt::Display for Decision<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Decision::Invalid(e) => write!(f, "invalid URL: {e}"),
+            Decision::DenyBlocklist(d) => {
+                write!(f, "denied by the operator blocklist (R3): {}", d.domain)
+            }
+            Decision::DenyRobots(r) => write!(f, "denied by robots.txt (R2): {r}"),
+            Decision::NeedBlocklist => f.write_str("needs the operator blocklist first"),
+            Decision::NeedRobots(u) => write!(f, "needs {u} first"),
+            Decision::Deferred { reason, .. } => {
+                write!(f, "deferred: robots.txt unreachable ({reason})")
+            }
+            Decision::Wait { until, reason } => write!(f, "wait until {} ms ({reason:?})", until.0),
+            Decision::Ready => f.write_str("ready"),
+        }
+    }
+}
+
+/// Why a permit is issued; the shell may log it, the gate decided it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Purpose {
+    /// A target URL (or a redirect hop or retry of one): R3, R2 and R4 passed.
+    Target,
+    /// A host's `/robots.txt`: R3 and R4 passed.
+    Robots,
+    /// An operator resource of section 5: R4 passed.
+    Operator,
+}
+
+/// Proof that a request passed the gate. Only the gate creates one; the
+/// shell's HTTP layer requires one per request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Permit {
+    url: String,
+    host: String,
+    purpose: Purpose,
+    at: Timestamp,
+}
+
+impl Permit {
+    /// The URL the gate evaluated (untagged: R13 parameters are added at
+    /// transmission only).
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+    /// The throttle key.
+    pub fn host(&self) -> &str {
+        &self.host
+    }
+    /// Why the request is made.
+    pub fn purpose(&self) -> Purpose {
+        self.purpose
+    }
+    /// The instant the slot was taken.
+    pub fn at(&self) -> Timestamp {
+        self.at
+    }
+}
+
+/// The gate's knowledge: the blocklist, robots.txt per origin, and the
+/// per-host schedule.
+#[derive(Debug, Clone, Default)]
+pub struct Gate {
+    config: GateConfig,
+    blocklist: Option<BlocklistEntry>,
+    robots: BTreeMap<String, RobotsEntry>,
+    hosts: BTreeMap<String, HostState>,
+}
+
+impl Gate {
+    /// A gate that knows nothing yet.
+    pub fn new(config: GateConfig) -> Gate {
+        Gate {
+            config,
+            ..Gate::default()
+        }
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &GateConfig {
+        &self.config
+    }
+
+    // ---- what the shell reports -------------------------------------
+
+    /// A validated blocklist was adopted (R3c) at `fetched_at`.
+    pub fn blocklist_adopted(&mut self, list: Blocklist, fetched_at: Timestamp) {
+        let fresh_until = fetched_at.saturating_add(list.refresh());
+        self.blocklist = Some(BlocklistEntry {
+            list,
+            fresh_until,
+            adopted: true,
+        });
+    }
+
+    /// Fetching or validating the blocklist failed at `now` (R3b): the last
+    /// adopted list stays in force; with none, an empty list is used (fail
+    /// open) and [`Gate::blocklist_is_fallback`] says so.
+    pub fn blocklist_failed(&mut self, now: Timestamp) {
+        let retry = now.saturating_add(REFRESH_RETRY);
+        match &mut self.blocklist {
+            Some(entry) => entry.fresh_until = retry,
+            None => {
+                self.blocklist = Some(BlocklistEntry {
+                    list: Blocklist::empty(),
+                    fresh_until: retry,
+                    adopted: false,
+                })
+            }
+        }
+    }
+
+    /// Whether the list in force is the empty fail-open list of a first
+    /// failure (nothing is protected yet).
+    pub fn blocklist_is_fallback(&self) -> bool {
+        matches!(&self.blocklist, Some(e) if !e.adopted)
+    }
+
+    /// The blocklist in force, if any.
+    pub fn blocklist(&self) -> Option<&Blocklist> {
+        self.blocklist.as_ref().map(|e| &e.list)
+    }
+
+    /// robots.txt for `url`'s origin answered 2xx with `body` at `fetched_at`.
+    pub fn robots_fetched(&mut self, url: &Url<'_>, body: &[u8], fetched_at: Timestamp) {
+        let policy = Policy::parse(body, &self.config.token);
+        self.set_robots(url, policy, fetched_at);
+    }
+
+    /// robots.txt answered 4xx: no rules, everything allowed (section 9.1.1).
+    pub fn robots_not_found(&mut self, url: &Url<'_>, fetched_at: Timestamp) {
+        self.set_robots(url, Policy::allow_all(), fetched_at);
+    }
+
+    /// Installs a policy (also used to restore a persisted cache).
+    pub fn set_robots(&mut self, url: &Url<'_>, policy: Policy, fetched_at: Timestamp) {
+        self.robots.insert(
+            origin_key(url),
+            RobotsEntry::Known {
+                policy,
+                fetched_at,
+                retry_after_failure: None,
+            },
+        );
+    }
+
+    /// robots.txt answered 5xx, timed out or failed at `now` (section 9.1.1).
+    /// A cached copy, even stale, stays in force; without one the host is
+    /// deferred (never a silent permanent disallow) until `now + REFRESH_RETRY`.
+    /// Returns `true` when a cached copy is used.
+    pub fn robots_unreachable(&mut self, url: &Url<'_>, now: Timestamp, reason: &str) -> bool {
+        let key = origin_key(url);
+        let retry = now.saturating_add(REFRESH_RETRY);
+        match self.robots.get_mut(&key) {
+            Some(RobotsEntry::Known {
+                retry_after_failure,
+                ..
+            }) => {
+                *retry_after_failure = Some(retry);
+                true
+            }
+            _ => {
+                self.robots.insert(
+                    key,
+                    RobotsEntry::Unreachable {
+                        until: retry,
+                        reason: reason.to_string(),
+                    },
+                );
+                false
+            }
+        }
+    }
+
+    /// The policy in force for `url`'s origin, and when it was fetched.
+    pub fn robots_policy(&self, url: &Url<'_>) -> Option<(&Policy, Timestamp)> {
+        match self.robots.get(&origin_key(url)) {
+            Some(RobotsEntry::Known {
+                policy, fetched_at, ..
+            }) => Some((policy, *fetched_at)),
+            _ => None,
+        }
+    }
+
+    /// Another process (or a previous run) sent a request to `host` at
+    /// `at`: the schedule keeps the latest instant (R4, R4a).
+    pub fn observe_request(&mut self, host: &str, at: Timestamp) {
+        let h = self.hosts.entry(host.to_string()).or_default();
+        h.last_request = h.last_request.max(Some(at));
+    }
+
+    /// The last request instant recorded for `host`.
+    pub fn last_request(&self, host: &str) -> Option<Timestamp> {
+        self.hosts.get(host).and_then(|h| h.last_request)
+    }
+
+    /// R5: nothing goes to `host` before `until` (Retry-After, backoff, or
+    /// the cooldown after retries run out). Never shortens an earlier hold.
+    pub fn hold_host(&mut self, host: &str, until: Timestamp, reason: WaitReason) {
+        let h = self.hosts.entry(host.to_string()).or_default();
+        if h.not_before.is_none_or(|t| t < until) {
+            h.not_before = Some(until);
+            h.not_before_reason = Some(reason);
+        }
+    }
+
+    /// The hold on `host`, if any.
+    pub fn host_hold(&self, host: &str) -> Option<(Timestamp, WaitReason)> {
+        let h = self.hosts.get(host)?;
+        Some((
+            h.not_before?,
+            h.not_before_reason.unwrap_or(WaitReason::Backoff),
+        ))
+    }
+
+    // ---- questions ----------------------------------------------------
+
+    /// The spacing R4 requires between two requests to `host`:
+    /// max(1 s, the largest Crawl-delay of its origins' robots.txt).
+    pub fn spacing(&self, host: &str) -> Duration {
+        let delay = self
+            .robots
+            .iter()
+            .filter(|(origin, _)| origin_host_key(origin) == host)
+            .filter_map(|(_, e)| match e {
+                RobotsEntry::Known { policy, .. } => policy.crawl_delay(),
+                RobotsEntry::Unreachable { .. } => None,
+            })
+            .max()
+            .map(|CrawlDelay(d)| d);
+        crate::throttle::spacing(delay).max(self.config.min_interval)
+    }
+
+    fn throttle(&self, host: &str, now: Timestamp) -> Option<Decision<'_>> {
+        let state = self.hosts.get(host).copied().unwrap_or_default();
+        if let Some(until) = state.not_before.filter(|&t| t > now) {
+            let reason = state.not_before_reason.unwrap_or(WaitReason::Backoff);
+            return Some(Decision::Wait { until, reason });
+        }
+        // An unseen host is not delayed (R4).
+        let last = state.last_request?;
+        let next = last.saturating_add(self.spacing(host));
+        (next > now).then_some(Decision::Wait {
+            until: next,
+            reason: WaitReason::Throttle,
+        })
+    }
+
+    fn blocklist_gate(&self, url: &Url<'_>, now: Timestamp) -> Option<Decision<'_>> {
+        let Some(entry) = &self.blocklist else {
+            return Some(Decision::NeedBlocklist);
+        };
+        // R3 is checked against the list in force even when it is due for
+        // refresh: a stale list still blocks what it lists.
+        if let Some(d) = entry.list.blocked_by(url.host) {
+            return Some(Decision::DenyBlocklist(d));
+        }
+        if entry.fresh_until <= now {
+            return Some(Decision::NeedBlocklist);
+        }
+        None
+    }
+
+    fn robots_gate(&self, url: &Url<'_>, now: Timestamp) -> Option<Decision<'_>> {
+        match self.robots.get(&origin_key(url)) {
+            None => Some(Decision::NeedRobots(robots_url(url))),
+            Some(RobotsEntry::Unreachable { until, reason }) => {
+                if *until > now {
+                    Some(Decision::Deferred {
+                        until: *until,
+                        reason,
+                    })
+                } else {
+                    Some(Decision::NeedRobots(robots_url(url)))
+                }
+            }
+            Some(RobotsEntry::Known {
+                policy,
+                fetched_at,
+                retry_after_failure,
+            }) => {
+                let verdict = policy.check(url.path_and_query);
+                if let (false, Some(rule)) = (verdict.allowed, verdict.rule) {
+                    return Some(Decision::DenyRobots(rule));
+                }
+                let stale = fetched_at.saturating_add(self.config.robots_ttl) <= now;
+                let retrying = retry_after_failure.is_some_and(|t| t > now);
+                // R12 block-on-refresh: a stale copy is refreshed before use,
+                // unless a refresh just failed (then the copy stays in force).
+                (stale && !retrying).then(|| Decision::NeedRobots(robots_url(url)))
+            }
+        }
+    }
+
+    /// Evaluates `url` at `now` without taking a slot: R3, then R2, then R4.
+    pub fn check(&self, url: &str, now: Timestamp) -> Decision<'_> {
+        let parsed = match Url::parse(url) {
+            Ok(u) => u,
+            Err(e) => return Decision::Invalid(e),
+        };
+        if let Some(d) = self.blocklist_gate(&parsed, now) {
+            return d;
+        }
+        if let Some(d) = self.robots_gate(&parsed, now) {
+            return d;
+        }
+        self.throttle(&host_key(&parsed), now)
+            .unwrap_or(Decision::Ready)
+    }
+
+    fn take_slot(&mut self, url: &str, host: String, purpose: Purpose, now: Timestamp) -> Permit {
+        let h = self.hosts.entry(host.clone()).or_default();
+        h.last_request = h.last_request.max(Some(now));
+        Permit {
+            url: url.to_string(),
+            host,
+            purpose,
+            at: now,
+        }
+    }
+
+    /// Runs the full gate for a target URL (a first request, a redirect hop
+    /// or a retry) and, when every gate passes, takes the host's slot.
+    pub fn admit(&mut self, url: &str, now: Timestamp) -> Result<Permit, Decision<'_>> {
+        match self.check(url, now) {
+            Decision::Ready => {}
+            _ => return Err(self.check(url, now)),
+        }
+        let host = match Url::parse(url) {
+            Ok(u) => host_key(&u),
+            Err(e) => return Err(Decision::Invalid(e)),
+        };
+        Ok(self.take_slot(url, host, Purpose::Target, now))
+    }
+
+    /// Admits the fetch of `url`'s `/robots.txt`: R3 (a blocked host's
+    /// robots.txt is not fetched either), then R4.
+    pub fn admit_robots(&mut self, url: &str, now: Timestamp) -> Result<Permit, Decision<'_>> {
+        let parsed = Url::parse(url).map_err(Decision::Invalid)?;
+        let host = host_key(&parsed);
+        let robots = robots_url(&parsed);
+        if self.blocklist_gate(&parsed, now).is_some() || self.throttle(&host, now).is_some() {
+            return Err(self
+                .blocklist_gate(&parsed, now)
+                .or_else(|| self.throttle(&host, now))
+                .unwrap_or(Decision::Ready));
+        }
+        Ok(self.take_slot(&robots, host, Purpose::Robots, now))
+    }
+
+    /// Admits a request for an operator resource of section 5 (blocklist,
+    /// schema, fixtures): only R4 applies, since the contract itself
+    /// requires these fetches and R3 cannot be known before the blocklist.
+    pub fn admit_operator(&mut self, url: &str, now: Timestamp) -> Result<Permit, Decision<'_>> {
+        let parsed = Url::parse(url).map_err(Decision::Invalid)?;
+        let host = host_key(&parsed);
+        if self.throttle(&host, now).is_some() {
+            return Err(self.throttle(&host, now).unwrap_or(Decision::Ready));
+        }
+        Ok(self.take_slot(url, host, Purpose::Operator, now))
+    }
+}
+
+/// The host key of an origin key (`scheme://host:port` → `host[:port]`).
+fn origin_host_key(origin: &str) -> String {
+    let rest = origin.split_once("://").map_or(origin, |(_, r)| r);
+    let scheme_default = if origin.starts_with("https") {
+        ":443"
+    } else {
+        ":80"
+    };
+    rest.strip_suffix(scheme_default)
+        .unwrap_or(rest)
+        .to_string()
+}

@@ -1,0 +1,258 @@
+//! Fixed-capacity robots.txt evaluation with no allocator (`heapless`).
+//!
+//! [`FixedPolicy`] streams a body through the same lexer, grouper and
+//! selector as the allocating model and keeps only the selected rules, in
+//! `RULES` slots and `BYTES` octets per set (the named set and the `*` set
+//! are kept apart until the end of the file decides which applies).
+//!
+//! When a capacity is exceeded the policy over-blocks, never under-blocks
+//! (R2c), and says so through [`FixedPolicy::overflowed`] and
+//! [`Verdict::overflow`]:
+//!
+//! * an Allow that does not fit is dropped (dropping an Allow can only deny
+//!   more);
+//! * a Disallow that does not fit whole is cut to what fits, keeping the
+//!   precedence of its full length: the cut pattern matches every path the
+//!   full one matched, with the same strength;
+//! * a Disallow with no slot left at all makes the set deny everything.
+
+use super::group::{events, RawRule, SelectSink, Selector};
+use super::{decide, limit, CrawlDelay, RuleKind, RuleView, Verdict};
+use crate::percent;
+use heapless::Vec;
+
+#[derive(Debug, Clone, Copy)]
+struct FixedRule {
+    kind: RuleKind,
+    line: u32,
+    spec: (u32, u32),
+    google: (u32, u32),
+    priority: u32,
+    google_priority: u32,
+    match_all: bool,
+}
+
+#[derive(Debug, Clone)]
+struct FixedSet<const RULES: usize, const BYTES: usize> {
+    rules: Vec<FixedRule, RULES>,
+    arena: Vec<u8, BYTES>,
+    delay: Option<CrawlDelay>,
+    deny_all: bool,
+    lossy: bool,
+}
+
+impl<const RULES: usize, const BYTES: usize> FixedSet<RULES, BYTES> {
+    const fn new() -> Self {
+        FixedSet {
+            rules: Vec::new(),
+            arena: Vec::new(),
+            delay: None,
+            deny_all: false,
+            lossy: false,
+        }
+    }
+
+    fn get(&self, span: (u32, u32)) -> &[u8] {
+        let (s, n) = (span.0 as usize, span.1 as usize);
+        self.arena.get(s..s + n).unwrap_or_default()
+    }
+
+    /// Appends up to `max` octets produced by `f`; returns the span kept and
+    /// the full length `f` produced.
+    fn push_form(&mut self, max: usize, f: impl FnOnce(&mut dyn FnMut(u8))) -> ((u32, u32), usize) {
+        let start = self.arena.len();
+        let mut total = 0usize;
+        let arena = &mut self.arena;
+        f(&mut |b| {
+            if total < max && arena.push(b).is_ok() {
+                // kept
+            }
+            total += 1;
+        });
+        let kept = self.arena.len() - start;
+        ((start as u32, kept as u32), total)
+    }
+
+    fn add(&mut self, r: RawRule<'_>) {
+        let dollar = r.implied_dir;
+        let form = |google: bool, out: &mut dyn FnMut(u8)| {
+            if google {
+                percent::google_form(r.value, &mut *out);
+            } else {
+                percent::normalize_byte_stream(r.value, &mut *out);
+            }
+            if dollar {
+                out(b'$');
+            }
+        };
+        let mut spec_len = 0usize;
+        form(false, &mut |_| spec_len += 1);
+        let mut google_len = 0usize;
+        form(true, &mut |_| google_len += 1);
+        let cut = r.cut_from.unwrap_or(0);
+        let room = BYTES - self.arena.len();
+        if self.rules.is_full() {
+            match r.kind {
+                RuleKind::Allow => self.lossy = true,
+                RuleKind::Disallow => self.deny_all = true,
+            }
+            return;
+        }
+        let mark = self.arena.len();
+        let (spec, google) = if spec_len + google_len <= room {
+            let (spec, _) = self.push_form(spec_len, |o| form(false, o));
+            let (google, _) = self.push_form(google_len, |o| form(true, o));
+            if self.get(google) == self.get(spec) {
+                self.arena.truncate(mark + spec.1 as usize);
+                (spec, spec)
+            } else {
+                (spec, google)
+            }
+        } else if spec_len <= room {
+            // Room for one form only: keep the canonical one for both
+            // readings. A Disallow stays as strong; an Allow may permit
+            // less in Google's reading, which only over-blocks.
+            self.lossy = true;
+            let (spec, _) = self.push_form(spec_len, |o| form(false, o));
+            (spec, spec)
+        } else {
+            self.lossy = true;
+            if r.kind == RuleKind::Allow {
+                return;
+            }
+            let (spec, _) = self.push_form(room, |o| form(false, o));
+            // A cut pattern must not stay anchored: its `$` is gone with the
+            // cut, so it matches as a prefix (a superset of the original).
+            (spec, spec)
+        };
+        let truncated = (spec.1 as usize) < spec_len;
+        let rule = FixedRule {
+            kind: r.kind,
+            line: r.line,
+            spec,
+            google,
+            priority: spec_len.max(cut) as u32,
+            google_priority: google_len.max(cut) as u32,
+            match_all: truncated && spec.1 == 0,
+        };
+        // Cannot fail: checked `is_full` above.
+        let _ = self.rules.push(rule);
+    }
+}
+
+/// The rules of one product token in fixed capacity: at most `RULES` rules
+/// and `BYTES` octets of patterns for each of the named and `*` sets.
+#[derive(Debug, Clone)]
+pub struct FixedPolicy<const RULES: usize, const BYTES: usize> {
+    named: FixedSet<RULES, BYTES>,
+    global: FixedSet<RULES, BYTES>,
+    use_named: bool,
+}
+
+struct Sink<'p, const RULES: usize, const BYTES: usize>(&'p mut FixedPolicy<RULES, BYTES>);
+
+impl<'a, const RULES: usize, const BYTES: usize> SelectSink<'a> for Sink<'_, RULES, BYTES> {
+    fn reset_named(&mut self) {
+        self.0.named = FixedSet::new();
+    }
+    fn rule(&mut self, named: bool, global: bool, rule: RawRule<'a>) {
+        if named {
+            self.0.named.add(rule);
+        }
+        if global {
+            self.0.global.add(rule);
+        }
+    }
+    fn crawl_delay(&mut self, named: bool, global: bool, delay: CrawlDelay) {
+        if named {
+            self.0.named.delay = self.0.named.delay.max(Some(delay));
+        }
+        if global {
+            self.0.global.delay = self.0.global.delay.max(Some(delay));
+        }
+    }
+}
+
+impl<const RULES: usize, const BYTES: usize> Default for FixedPolicy<RULES, BYTES> {
+    fn default() -> Self {
+        FixedPolicy {
+            named: FixedSet::new(),
+            global: FixedSet::new(),
+            use_named: false,
+        }
+    }
+}
+
+impl<const RULES: usize, const BYTES: usize> FixedPolicy<RULES, BYTES> {
+    /// Parses `body` for `token`, keeping only the selected rules.
+    pub fn parse(body: &[u8], token: &str) -> Self {
+        let (body, _) = limit(body);
+        let mut policy = Self::default();
+        let mut selector = Selector::new(token.as_bytes());
+        {
+            let mut sink = Sink(&mut policy);
+            events(body, |ev| selector.event(ev, &mut sink));
+            selector.finish(&mut sink);
+        }
+        policy.use_named = selector.best > 0;
+        let order = |a: &FixedRule, b: &FixedRule| {
+            b.priority
+                .cmp(&a.priority)
+                .then_with(|| (a.kind == RuleKind::Disallow).cmp(&(b.kind == RuleKind::Disallow)))
+        };
+        policy.named.rules.sort_unstable_by(order);
+        policy.global.rules.sort_unstable_by(order);
+        policy
+    }
+
+    fn set(&self) -> &FixedSet<RULES, BYTES> {
+        if self.use_named {
+            &self.named
+        } else {
+            &self.global
+        }
+    }
+
+    /// Whether a capacity was exceeded for the selected rules, so answers may
+    /// over-block.
+    pub fn overflowed(&self) -> bool {
+        let s = self.set();
+        s.deny_all || s.lossy
+    }
+
+    /// The selected Crawl-delay.
+    pub fn crawl_delay(&self) -> Option<CrawlDelay> {
+        self.set().delay
+    }
+
+    /// Number of rules kept for the selected set.
+    pub fn rule_count(&self) -> usize {
+        self.set().rules.len()
+    }
+
+    /// Decides `path_and_query`; see [`crate::robots::Policy::check`].
+    pub fn check(&self, path_and_query: &str) -> Verdict<'_> {
+        let set = self.set();
+        if set.deny_all {
+            return Verdict {
+                allowed: false,
+                rule: None,
+                overflow: true,
+            };
+        }
+        let has_alt = set.rules.iter().any(|r| r.google != r.spec);
+        let views = set.rules.iter().map(|r| RuleView {
+            kind: r.kind,
+            line: r.line,
+            text: set.get(r.spec),
+            spec: set.get(r.spec),
+            google: set.get(r.google),
+            priority: r.priority as usize,
+            google_priority: r.google_priority as usize,
+            match_all: r.match_all,
+        });
+        let mut v = decide(views, path_and_query.as_bytes(), true, has_alt);
+        v.overflow = !v.allowed && set.lossy;
+        v
+    }
+}

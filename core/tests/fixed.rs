@@ -1,0 +1,121 @@
+//! The fixed-capacity (`heapless`) mode: identical answers when the rules
+//! fit, over-blocking (flagged) and never under-blocking when they do not.
+#![cfg(feature = "heapless")]
+
+use proptest::prelude::*;
+use serde_json::Value;
+use wr_core::robots::fixed::FixedPolicy;
+use wr_core::robots::Policy;
+
+#[test]
+fn agrees_with_allocating_model_on_google_suites_when_rules_fit() {
+    let dir = format!("{}/../vectors/google", env!("CARGO_MANIFEST_DIR"));
+    let mut n = 0;
+    for file in [
+        "google-robotstxt-cases.jsonl",
+        "google-robotstxt-spec-test-cases.jsonl",
+    ] {
+        for line in std::fs::read_to_string(format!("{dir}/{file}"))
+            .unwrap()
+            .lines()
+        {
+            let case: Value = serde_json::from_str(line).unwrap();
+            let body: Vec<u8> = match case.get("robots_bytes") {
+                Some(b) => b
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|x| x.as_u64().unwrap() as u8)
+                    .collect(),
+                None => case["robots"].as_str().unwrap().as_bytes().to_vec(),
+            };
+            let agent = case["agent"].as_str().unwrap();
+            let path = wr_core::url::Url::parse(case["url"].as_str().unwrap())
+                .map(|u| u.path_and_query.to_string())
+                .unwrap_or_else(|_| "/".into());
+            let full = Policy::parse(&body, agent);
+            let fixed = FixedPolicy::<64, 65536>::parse(&body, agent);
+            assert!(!fixed.overflowed());
+            assert_eq!(
+                fixed.check(&path).allowed,
+                full.check(&path).allowed,
+                "{line}"
+            );
+            assert_eq!(fixed.crawl_delay(), full.crawl_delay());
+            n += 1;
+        }
+    }
+    assert_eq!(n, 545);
+}
+
+#[test]
+fn too_many_disallows_deny_everything_and_say_so() {
+    let body = b"User-agent: *\nDisallow: /a\nDisallow: /b\nDisallow: /c\n";
+    let p = FixedPolicy::<2, 256>::parse(body, "Walsh-Research");
+    assert!(p.overflowed());
+    let v = p.check("/zzz");
+    assert!(!v.allowed && v.overflow, "{v}");
+    // The full model allows it: this is the over-block, flagged.
+    assert!(Policy::parse(body, "Walsh-Research").check("/zzz").allowed);
+}
+
+#[test]
+fn dropped_allow_over_blocks_and_says_so() {
+    let body = b"User-agent: *\nDisallow: /\nAllow: /public\n";
+    let p = FixedPolicy::<1, 256>::parse(body, "Walsh-Research");
+    let v = p.check("/public/page");
+    assert!(!v.allowed && v.overflow, "{v}");
+    assert!(
+        Policy::parse(body, "Walsh-Research")
+            .check("/public/page")
+            .allowed
+    );
+}
+
+#[test]
+fn cut_disallow_keeps_blocking_and_keeps_its_precedence() {
+    // 12 bytes of room: `/private/long/path` is cut, yet still beats the
+    // shorter Allow for every path it covered.
+    let body = b"User-agent: *\nAllow: /private/lo\nDisallow: /private/long/path$\n";
+    let p = FixedPolicy::<4, 24>::parse(body, "Walsh-Research");
+    assert!(p.overflowed());
+    assert!(!p.check("/private/long/path").allowed);
+    let full = Policy::parse(body, "Walsh-Research");
+    assert!(!full.check("/private/long/path").allowed);
+    assert!(full.check("/private/lo").allowed);
+}
+
+#[test]
+fn fits_without_an_allocator_in_known_bytes() {
+    // The bytes a host costs in fixed mode are a compile-time constant.
+    let size = core::mem::size_of::<FixedPolicy<32, 2048>>();
+    assert!(size < 2 * (32 * 40 + 2048) + 256, "{size}");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 1000, ..ProptestConfig::default() })]
+
+    #[test]
+    fn never_under_blocks_whatever_the_capacity(
+        rules in proptest::collection::vec(
+            (prop::bool::ANY, "/[ab/*%2Fé]{0,8}\\$?"), 0..12),
+        path in "/[ab/%2Fé]{0,10}",
+    ) {
+        let mut body = String::from("User-agent: *\n");
+        for (allow, v) in &rules {
+            body.push_str(if *allow { "Allow: " } else { "Disallow: " });
+            body.push_str(v);
+            body.push('\n');
+        }
+        let full_policy = Policy::parse(body.as_bytes(), "Walsh-Research");
+        let full = full_policy.check(&path);
+        let tiny = FixedPolicy::<3, 16>::parse(body.as_bytes(), "Walsh-Research");
+        let v = tiny.check(&path);
+        if !full.allowed {
+            prop_assert!(!v.allowed, "under-block: {}\npath {}", body, path);
+        }
+        if v.allowed != full.allowed {
+            prop_assert!(tiny.overflowed(), "differs without overflow: {}\npath {}", body, path);
+        }
+    }
+}

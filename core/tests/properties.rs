@@ -1,0 +1,62 @@
+//! Property tests: the parser never panics, and the linear-time matcher
+//! agrees with a naive backtracking reference on small inputs.
+
+use proptest::prelude::*;
+use wr_core::robots::matcher::matches;
+use wr_core::robots::{Policy, Robots};
+
+/// The textbook definition, exponential in the worst case: `*` matches any
+/// run, a final `$` anchors, otherwise a prefix match.
+fn reference(pattern: &[u8], path: &[u8]) -> bool {
+    let (pat, anchored) = match pattern.split_last() {
+        Some((b'$', rest)) => (rest, true),
+        _ => (pattern, false),
+    };
+    fn go(p: &[u8], s: &[u8], anchored: bool) -> bool {
+        match p.split_first() {
+            None => !anchored || s.is_empty(),
+            Some((b'*', rest)) => (0..=s.len()).any(|i| go(rest, &s[i..], anchored)),
+            Some((c, rest)) => s.first() == Some(c) && go(rest, &s[1..], anchored),
+        }
+    }
+    go(pat, path, anchored)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
+
+    #[test]
+    fn matcher_agrees_with_reference(
+        pattern in proptest::collection::vec(prop::sample::select(b"ab/*$".to_vec()), 0..8),
+        path in proptest::collection::vec(prop::sample::select(b"ab/$".to_vec()), 0..10),
+    ) {
+        prop_assert_eq!(matches(&pattern, path.as_slice()), reference(&pattern, &path),
+            "pattern {:?} path {:?}", String::from_utf8_lossy(&pattern), String::from_utf8_lossy(&path));
+    }
+
+    #[test]
+    fn parsing_arbitrary_bytes_never_panics(body in proptest::collection::vec(any::<u8>(), 0..2000),
+                                            path in ".{0,40}") {
+        let p = Policy::parse(&body, "Walsh-Research");
+        let _ = p.check(&path);
+        let r = Robots::parse(&body);
+        let _ = r.policy("walsh").check(&path);
+        let _ = r.sitemaps().count();
+    }
+
+    #[test]
+    fn structured_robots_never_panic_and_models_agree(
+        lines in proptest::collection::vec(
+            (prop::sample::select(vec!["user-agent", "allow", "disallow", "crawl-delay", "sitemap", "USER AGENT", "disalow", "junk"]),
+             prop::sample::select(vec![":", " ", ": ", "::"]),
+             "[a-zA-Z*/$%0-9.?=-]{0,12}"),
+            0..30),
+        path in "/[a-z/%0-9*$?=.-]{0,20}",
+    ) {
+        let body: String = lines.iter().map(|(k, s, v)| format!("{k}{s}{v}\n")).collect();
+        let direct = Policy::parse(body.as_bytes(), "Walsh-Research");
+        let via_model = Robots::parse(body.as_bytes()).policy("Walsh-Research");
+        prop_assert_eq!(direct.check(&path).allowed, via_model.check(&path).allowed, "{}", body);
+        prop_assert_eq!(direct.crawl_delay(), via_model.crawl_delay());
+    }
+}
