@@ -1,0 +1,114 @@
+//! `wr-feeds robots`: the offline robots.txt debugger.
+
+use std::io::{Read, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use wr_core::constants::UA_TOKEN;
+use wr_core::robots::{Policy, Selected};
+use wr_core::url::Url;
+
+/// Arguments of `wr-feeds robots`.
+#[derive(clap::Args)]
+pub struct Args {
+    /// Product token whose group is selected (spec 9.1.3).
+    #[arg(long, default_value = UA_TOKEN, value_name = "TOKEN")]
+    agent: String,
+    /// One JSON object per URL per line instead of text.
+    #[arg(long)]
+    json: bool,
+    /// The robots.txt file to evaluate (`-` reads standard input).
+    #[arg(value_name = "ROBOTS_FILE")]
+    file: PathBuf,
+    /// URLs (or paths starting with `/`) to evaluate.
+    #[arg(value_name = "URL", required = true)]
+    urls: Vec<String>,
+}
+
+fn read_body(path: &PathBuf) -> std::io::Result<Vec<u8>> {
+    if path.as_os_str() == "-" {
+        let mut buf = Vec::new();
+        std::io::stdin().read_to_end(&mut buf)?;
+        Ok(buf)
+    } else {
+        std::fs::read(path)
+    }
+}
+
+/// The path+query a URL asks for, or why it cannot be evaluated.
+fn target(arg: &str) -> Result<String, String> {
+    if arg.starts_with('/') {
+        return Ok(arg.split('#').next().unwrap_or(arg).to_string());
+    }
+    Url::parse(arg)
+        .map(|u| u.path_and_query.to_string())
+        .map_err(|e| format!("{arg}: {e}"))
+}
+
+/// Runs the command; see the exit statuses in `--help`.
+pub fn run(args: &Args) -> ExitCode {
+    let body = match read_body(&args.file) {
+        Ok(b) => b,
+        Err(e) => {
+            eprintln!("wr-feeds: cannot read {}: {e}", args.file.display());
+            return ExitCode::from(2);
+        }
+    };
+    let targets: Result<Vec<String>, String> = args.urls.iter().map(|u| target(u)).collect();
+    let targets = match targets {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("wr-feeds: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let policy = Policy::parse(&body, &args.agent);
+    if !args.json {
+        let group = match policy.selected() {
+            Selected::Named => "its named group",
+            Selected::Global => "the '*' group",
+            Selected::None => "no group (everything allowed)",
+        };
+        let delay = policy
+            .crawl_delay()
+            .map(|d| format!(", Crawl-delay {} s", d.0.as_secs_f64()))
+            .unwrap_or_default();
+        eprintln!(
+            "{}: {} uses {group}{delay}",
+            args.file.display(),
+            args.agent
+        );
+    }
+    let mut out = std::io::stdout().lock();
+    let mut any_denied = false;
+    for (url, path) in args.urls.iter().zip(&targets) {
+        let v = policy.check(path);
+        any_denied |= !v.allowed;
+        let line = if args.json {
+            let rule = v
+                .rule
+                .map(|r| String::from_utf8_lossy(r.pattern).into_owned());
+            serde_json::json!({
+                "url": url,
+                "allowed": v.allowed,
+                "kind": v.rule.map(|r| r.kind.as_str()),
+                "rule": rule,
+                "line": v.rule.map(|r| r.line),
+            })
+            .to_string()
+        } else {
+            let verdict = if v.allowed {
+                "allowed   "
+            } else {
+                "disallowed"
+            };
+            match v.rule {
+                Some(r) => format!("{verdict} {url}  ({r})"),
+                None => format!("{verdict} {url}  (no rule matched)"),
+            }
+        };
+        if writeln!(out, "{line}").is_err() {
+            return ExitCode::from(2);
+        }
+    }
+    ExitCode::from(u8::from(any_denied))
+}
