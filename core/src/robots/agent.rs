@@ -1,10 +1,23 @@
 //! User-agent values and group selection (section 9.1.3, RFC 9309 §2.2.1).
 //!
-//! A robots.txt `User-agent` value is reduced to its product token, the
-//! leading run of letters, `-` and `_` (RFC 9309's `identifier`), so
-//! `Walsh-Research/1.2 (+https://wal.sh)` names `walsh-research`. The spec
-//! then differs from Google on purpose: a value that is a *prefix* of our
-//! token (`walsh`) also selects the group, and the longest such value wins.
+//! A robots.txt `User-agent` value is reduced to its product token: the
+//! text before the first whitespace or `/`, so `Walsh-Research/1.2
+//! (+https://wal.sh)` names `walsh-research`. The spec then differs from
+//! Google on purpose: a value that is a *prefix* of our token (`walsh`) also
+//! selects the group, and the longest such value wins.
+//!
+//! Google cuts a value at the first character outside RFC 9309's
+//! `identifier` (letters, `-`, `_`), so `AB42bot` names `AB`, and compares
+//! for equality. With the spec's prefix rule that cut would be dangerous:
+//! `W3C-checklink` would name `W`, a prefix of `walsh-research`, and the W3C
+//! link checker's group (in the corpus, www.w3.org's robots.txt) would
+//! select us. So a group is selected when either
+//!
+//! * Google's identifier equals our token (Google's reading), or
+//! * the whole value up to whitespace or `/` is our token or a prefix of it
+//!   (the spec's reading),
+//!
+//! and a cut identifier never takes part in prefix matching.
 
 /// What a `User-agent` value names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -13,7 +26,7 @@ pub enum AgentToken<'a> {
     Global,
     /// A product token, as written.
     Named(&'a [u8]),
-    /// Nothing usable (`User-agent:` empty, or starting with a digit).
+    /// Nothing usable (`User-agent:` with no value).
     Empty,
 }
 
@@ -26,7 +39,7 @@ pub fn product_token(value: &[u8]) -> AgentToken<'_> {
     }
     let n = value
         .iter()
-        .take_while(|&&b| b.is_ascii_alphabetic() || b == b'-' || b == b'_')
+        .take_while(|&&b| !b.is_ascii_whitespace() && b != b'/')
         .count();
     if n == 0 {
         AgentToken::Empty
@@ -35,16 +48,25 @@ pub fn product_token(value: &[u8]) -> AgentToken<'_> {
     }
 }
 
+fn is_identifier(b: u8) -> bool {
+    b.is_ascii_alphabetic() || b == b'-' || b == b'_'
+}
+
 /// How strongly a named token selects a group for `wanted` (our product
-/// token): the token's length when it equals or is a case-insensitive prefix
-/// of `wanted`, else `None`.
+/// token): the length of the match, or `None`. See the module docs for the
+/// two readings.
 pub fn match_len(token: &[u8], wanted: &[u8]) -> Option<usize> {
-    if token.is_empty() || token.len() > wanted.len() {
+    if token.is_empty() || wanted.is_empty() {
         return None;
     }
-    wanted[..token.len()]
-        .eq_ignore_ascii_case(token)
-        .then_some(token.len())
+    let ident = &token[..token.iter().take_while(|&&b| is_identifier(b)).count()];
+    if ident.eq_ignore_ascii_case(wanted) {
+        return Some(wanted.len());
+    }
+    if token.len() <= wanted.len() && wanted[..token.len()].eq_ignore_ascii_case(token) {
+        return Some(token.len());
+    }
+    None
 }
 
 #[cfg(test)]
@@ -60,8 +82,12 @@ mod tests {
             AgentToken::Named(b"Walsh-Research")
         );
         assert_eq!(product_token(b"Foo Bar"), AgentToken::Named(b"Foo"));
-        assert_eq!(product_token(b"42bot"), AgentToken::Empty);
-        assert_eq!(product_token(b"*bot"), AgentToken::Empty);
+        assert_eq!(
+            product_token(b"W3C-checklink"),
+            AgentToken::Named(b"W3C-checklink")
+        );
+        assert_eq!(product_token(b"*bot"), AgentToken::Named(b"*bot"));
+        assert_eq!(product_token(b""), AgentToken::Empty);
     }
 
     #[test]
@@ -71,5 +97,11 @@ mod tests {
         assert_eq!(match_len(b"walsh-research-x", b"walsh-research"), None);
         assert_eq!(match_len(b"research", b"walsh-research"), None);
         assert_eq!(match_len(b"", b"walsh-research"), None);
+        // The W3C link checker's group must not select us through `W`.
+        assert_eq!(match_len(b"W3C-checklink", b"walsh-research"), None);
+        // Google's reading: the identifier before a digit or `*`.
+        assert_eq!(match_len(b"AB42bot", b"ab"), Some(2));
+        assert_eq!(match_len(b"barbarbot*", b"barbarbot"), Some(9));
+        assert_eq!(match_len(b"barbarbot*", b"barbarbot-prod"), None);
     }
 }
