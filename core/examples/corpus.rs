@@ -7,7 +7,9 @@ use std::time::Instant;
 use wr_core::robots::{Policy, Robots, Selected};
 
 fn main() {
-    let dir = std::env::args().nth(1).unwrap_or_else(|| "../shared/corpus/robots-real-world".into());
+    let dir = std::env::args()
+        .nth(1)
+        .unwrap_or_else(|| "../shared/corpus/robots-real-world".into());
     let entries = match std::fs::read_dir(&dir) {
         Ok(e) => e,
         Err(e) => {
@@ -17,7 +19,12 @@ fn main() {
     };
     let bodies: Vec<(String, Vec<u8>)> = entries
         .filter_map(|e| e.ok())
-        .filter_map(|e| Some((e.file_name().to_string_lossy().into_owned(), std::fs::read(e.path()).ok()?)))
+        .filter_map(|e| {
+            Some((
+                e.file_name().to_string_lossy().into_owned(),
+                std::fs::read(e.path()).ok()?,
+            ))
+        })
         .collect();
     let bytes: usize = bodies.iter().map(|(_, b)| b.len()).sum();
     let start = Instant::now();
@@ -38,5 +45,8 @@ fn main() {
     println!("files: {}  bytes: {bytes}  groups: {groups}", bodies.len());
     println!("Walsh-Research: named group in {named}, '*' in {global}, Crawl-delay in {delays}");
     println!("cut at 500 KiB: {truncated}");
-    println!("parsed twice (model + policy) in {secs:.3} s ({:.1} MB/s)", 2.0 * bytes as f64 / secs / 1e6);
+    println!(
+        "parsed twice (model + policy) in {secs:.3} s ({:.1} MB/s)",
+        2.0 * bytes as f64 / secs / 1e6
+    );
 }

@@ -14,7 +14,14 @@ fn real_world_corpus_parses() {
         eprintln!("skipping: robots.txt corpus absent at {}", dir.display());
         return;
     };
-    let probes = ["/", "/admin/", "/search?q=x", "/wp-admin/admin-ajax.php", "/%7Euser/a.pdf", "/ツ"];
+    let probes = [
+        "/",
+        "/admin/",
+        "/search?q=x",
+        "/wp-admin/admin-ajax.php",
+        "/%7Euser/a.pdf",
+        "/ツ",
+    ];
     let mut files = 0;
     for entry in entries {
         let path = entry.unwrap().path();
@@ -34,5 +41,8 @@ fn real_world_corpus_parses() {
         }
         files += 1;
     }
-    assert!(files > 4000, "expected the whole corpus, read {files} files");
+    assert!(
+        files > 4000,
+        "expected the whole corpus, read {files} files"
+    );
 }
