@@ -1,0 +1,357 @@
+//! ISO-8601 durations, as the blocklist's `refresh` field carries them.
+//!
+//! R3 says the blocklist cache lifetime is "dictated by the data": the
+//! document's `refresh` is an ISO-8601 duration (section 6 default `PT6H`,
+//! section 12.6 vectors). A TTL has to be an exact length of time, so only
+//! the designators with a fixed length are accepted:
+//!
+//! ```text
+//! duration = "P" [n "W"] [n "D"] ["T" [n "H"] [n "M"] [n ["." / "," digits] "S"]]
+//! ```
+//!
+//! * Years (`Y`) and months (`M` before `T`) are **rejected** with their own
+//!   error: their length depends on the calendar, and guessing "30 days"
+//!   would make the cache lifetime something the operator did not write.
+//! * Weeks may be combined with days (`P1W2D`, ISO 8601-1:2019), a harmless
+//!   extension of the 2004 "weeks stand alone" rule.
+//! * Only seconds may be fractional (`PT1.5S`); `.` and `,` both separate
+//!   the fraction. Digits beyond nanoseconds are truncated.
+//! * Designators are upper case and no whitespace or sign is allowed: the
+//!   value comes from a schema-validated JSON document, not from a human.
+//! * At least one component is required (`P`, `PT`, `P1DT` are errors), and
+//!   components must appear in the order above, each at most once.
+//! * Totals that do not fit a [`Duration`] are an error, never a panic.
+
+use core::fmt;
+use core::time::Duration;
+
+use nom::bytes::complete::take_while1;
+use nom::character::complete::{one_of, satisfy};
+use nom::combinator::opt;
+use nom::{IResult, Parser};
+
+/// Why a string is not a duration this crate accepts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DurationError {
+    /// The input is empty.
+    Empty,
+    /// The input does not start with `P`.
+    MissingP,
+    /// A year component (`nY`): years have no fixed length.
+    Years,
+    /// A month component (`nM` before `T`): months have no fixed length.
+    Months,
+    /// `P` (or `T`) is not followed by any component.
+    NoComponents,
+    /// A fraction on a component other than seconds.
+    FractionNotSeconds,
+    /// A component out of order, repeated, or in the wrong half (`PT1D`).
+    Order {
+        /// Byte offset of the offending component.
+        offset: usize,
+    },
+    /// Something that is not `<digits><designator>` at `offset`.
+    Syntax {
+        /// Byte offset of the first unexpected character.
+        offset: usize,
+    },
+    /// The total does not fit a `Duration`.
+    Overflow,
+}
+
+impl fmt::Display for DurationError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DurationError::Empty => f.write_str("empty duration"),
+            DurationError::MissingP => f.write_str("an ISO-8601 duration starts with 'P'"),
+            DurationError::Years => {
+                f.write_str("years (Y) are not accepted: a year has no fixed length")
+            }
+            DurationError::Months => f.write_str(
+                "months (M before T) are not accepted: a month has no fixed length \
+                 (use W or D; minutes are written after T, as in PT30M)",
+            ),
+            DurationError::NoComponents => {
+                f.write_str("'P' or 'T' must be followed by at least one component")
+            }
+            DurationError::FractionNotSeconds => {
+                f.write_str("only the seconds (S) component may have a fraction")
+            }
+            DurationError::Order { offset } => write!(
+                f,
+                "component at byte {offset} is repeated, out of order \
+                 (expected W, D, T, H, M, S) or on the wrong side of T"
+            ),
+            DurationError::Syntax { offset } => write!(
+                f,
+                "expected <digits><designator> at byte {offset} (designators W D H M S)"
+            ),
+            DurationError::Overflow => f.write_str("duration too large"),
+        }
+    }
+}
+
+/// One `<digits>[<fraction>]<designator>` component, borrowed.
+struct Component<'a> {
+    whole: &'a str,
+    fraction: Option<&'a str>,
+    designator: char,
+}
+
+fn digits(i: &str) -> IResult<&str, &str> {
+    take_while1(|c: char| c.is_ascii_digit()).parse(i)
+}
+
+fn component(i: &str) -> IResult<&str, Component<'_>> {
+    let (i, whole) = digits(i)?;
+    let (i, fraction) = opt((one_of(".,"), digits)).parse(i)?;
+    let (i, designator) = satisfy(|c| c.is_ascii_uppercase()).parse(i)?;
+    Ok((
+        i,
+        Component {
+            whole,
+            fraction: fraction.map(|(_, f)| f),
+            designator,
+        },
+    ))
+}
+
+/// `digits` as a `u64`, or `None` when it does not fit.
+fn to_u64(digits: &str) -> Option<u64> {
+    digits.bytes().try_fold(0u64, |acc, b| {
+        acc.checked_mul(10)?.checked_add(u64::from(b - b'0'))
+    })
+}
+
+/// The first nine fraction digits as nanoseconds (the rest truncated).
+fn fraction_nanos(frac: &str) -> u32 {
+    let mut nanos = 0u32;
+    let mut scale = 100_000_000u32;
+    for b in frac.bytes().take(9) {
+        nanos += u32::from(b - b'0') * scale;
+        scale /= 10;
+    }
+    nanos
+}
+
+/// Parses an ISO-8601 duration restricted to fixed-length units (see the
+/// module docs): `PT6H`, `PT30M`, `P1D`, `PT1H30M`, `P1W`, `PT1.5S`.
+pub fn parse_duration(s: &str) -> Result<Duration, DurationError> {
+    if s.is_empty() {
+        return Err(DurationError::Empty);
+    }
+    let mut rest = s.strip_prefix('P').ok_or(DurationError::MissingP)?;
+    let offset = |rest: &str| s.len() - rest.len();
+
+    // Rank of the last component seen; each must rank strictly higher.
+    // W=0 D=1 | T | H=2 M=3 S=4.
+    let mut last_rank: Option<u8> = None;
+    let mut in_time = false;
+    let mut time_components = 0usize;
+    let mut total_secs: u64 = 0;
+    let mut nanos: u32 = 0;
+    let mut any = false;
+
+    while !rest.is_empty() {
+        if let Some(after_t) = rest.strip_prefix('T') {
+            if in_time {
+                return Err(DurationError::Order {
+                    offset: offset(rest),
+                });
+            }
+            in_time = true;
+            rest = after_t;
+            continue;
+        }
+        let at = offset(rest);
+        let (after, c) = component(rest).map_err(|_| DurationError::Syntax { offset: at })?;
+        let (rank, unit_secs) = match (c.designator, in_time) {
+            ('Y', _) => return Err(DurationError::Years),
+            ('M', false) => return Err(DurationError::Months),
+            ('W', false) => (0u8, 604_800u64),
+            ('D', false) => (1, 86_400),
+            ('H', true) => (2, 3_600),
+            ('M', true) => (3, 60),
+            ('S', true) => (4, 1),
+            ('W' | 'D' | 'H' | 'S', _) => return Err(DurationError::Order { offset: at }),
+            // Any other upper-case letter is not a designator at all.
+            _ => {
+                return Err(DurationError::Syntax {
+                    offset: offset(after).saturating_sub(1),
+                })
+            }
+        };
+        if last_rank.is_some_and(|r| r >= rank) {
+            return Err(DurationError::Order { offset: at });
+        }
+        if c.fraction.is_some() && c.designator != 'S' {
+            return Err(DurationError::FractionNotSeconds);
+        }
+        let n = to_u64(c.whole).ok_or(DurationError::Overflow)?;
+        let secs = n.checked_mul(unit_secs).ok_or(DurationError::Overflow)?;
+        total_secs = total_secs
+            .checked_add(secs)
+            .ok_or(DurationError::Overflow)?;
+        if let Some(frac) = c.fraction {
+            nanos = fraction_nanos(frac);
+        }
+        last_rank = Some(rank);
+        any = true;
+        if in_time {
+            time_components += 1;
+        }
+        rest = after;
+    }
+    if !any || (in_time && time_components == 0) {
+        return Err(DurationError::NoComponents);
+    }
+    Ok(Duration::new(total_secs, nanos))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ms(s: &str) -> u128 {
+        parse_duration(s).unwrap().as_millis()
+    }
+
+    #[test]
+    fn section_12_6_vectors() {
+        assert_eq!(ms("PT6H"), 21_600_000);
+        assert_eq!(ms("PT30M"), 1_800_000);
+        assert_eq!(ms("P1D"), 86_400_000);
+        assert_eq!(ms("PT1H30M"), 5_400_000);
+    }
+
+    #[test]
+    fn fixed_length_units() {
+        assert_eq!(ms("P1W"), 604_800_000);
+        assert_eq!(ms("P1W2D"), 777_600_000);
+        assert_eq!(ms("P1DT1H1M1S"), 90_061_000);
+        assert_eq!(ms("PT0S"), 0);
+        assert_eq!(ms("PT90M"), 5_400_000);
+        assert_eq!(ms("P007D"), 604_800_000);
+    }
+
+    #[test]
+    fn fractional_seconds() {
+        assert_eq!(parse_duration("PT1.5S"), Ok(Duration::from_millis(1500)));
+        assert_eq!(parse_duration("PT0,25S"), Ok(Duration::from_millis(250)));
+        assert_eq!(
+            parse_duration("PT1.0000000019S"),
+            Ok(Duration::new(1, 1)),
+            "digits beyond nanoseconds are truncated"
+        );
+        assert_eq!(
+            parse_duration("PT1.5H"),
+            Err(DurationError::FractionNotSeconds)
+        );
+        assert_eq!(
+            parse_duration("PT1.S"),
+            Err(DurationError::Syntax { offset: 2 })
+        );
+        assert_eq!(
+            parse_duration("PT.5S"),
+            Err(DurationError::Syntax { offset: 2 })
+        );
+    }
+
+    #[test]
+    fn calendar_units_are_rejected() {
+        assert_eq!(parse_duration("P1Y"), Err(DurationError::Years));
+        assert_eq!(parse_duration("P1M"), Err(DurationError::Months));
+        assert_eq!(parse_duration("P1Y2M3D"), Err(DurationError::Years));
+        assert_eq!(parse_duration("PT1Y"), Err(DurationError::Years));
+    }
+
+    #[test]
+    fn malformed() {
+        assert_eq!(parse_duration(""), Err(DurationError::Empty));
+        assert_eq!(parse_duration("6H"), Err(DurationError::MissingP));
+        assert_eq!(parse_duration("pt6h"), Err(DurationError::MissingP));
+        assert_eq!(parse_duration("P"), Err(DurationError::NoComponents));
+        assert_eq!(parse_duration("PT"), Err(DurationError::NoComponents));
+        assert_eq!(parse_duration("P1DT"), Err(DurationError::NoComponents));
+        assert_eq!(
+            parse_duration("PT6"),
+            Err(DurationError::Syntax { offset: 2 })
+        );
+        assert_eq!(
+            parse_duration("PT6h"),
+            Err(DurationError::Syntax { offset: 2 })
+        );
+        assert_eq!(
+            parse_duration("PT6X"),
+            Err(DurationError::Syntax { offset: 3 })
+        );
+        assert_eq!(parse_duration(" PT6H"), Err(DurationError::MissingP));
+        assert_eq!(
+            parse_duration("PT6H "),
+            Err(DurationError::Syntax { offset: 4 })
+        );
+        assert_eq!(
+            parse_duration("P-1D"),
+            Err(DurationError::Syntax { offset: 1 })
+        );
+        assert_eq!(
+            parse_duration("PT1H1H"),
+            Err(DurationError::Order { offset: 4 })
+        );
+        assert_eq!(
+            parse_duration("PT1M1H"),
+            Err(DurationError::Order { offset: 4 })
+        );
+        assert_eq!(
+            parse_duration("P1D1W"),
+            Err(DurationError::Order { offset: 3 })
+        );
+        assert_eq!(
+            parse_duration("PT1D"),
+            Err(DurationError::Order { offset: 2 })
+        );
+        assert_eq!(
+            parse_duration("P1H"),
+            Err(DurationError::Order { offset: 1 })
+        );
+        assert_eq!(
+            parse_duration("P1DTT1H"),
+            Err(DurationError::Order { offset: 4 })
+        );
+        assert_eq!(
+            parse_duration("PT1Hé"),
+            Err(DurationError::Syntax { offset: 4 })
+        );
+    }
+
+    #[test]
+    fn overflow_is_an_error() {
+        assert_eq!(
+            parse_duration("PT99999999999999999999S"),
+            Err(DurationError::Overflow)
+        );
+        assert_eq!(
+            parse_duration("P99999999999999999W"),
+            Err(DurationError::Overflow)
+        );
+        assert_eq!(
+            parse_duration("P1DT18446744073709551615S"),
+            Err(DurationError::Overflow)
+        );
+        assert_eq!(
+            parse_duration("PT18446744073709551615.999999999S"),
+            Ok(Duration::MAX)
+        );
+    }
+
+    #[test]
+    fn errors_say_what_was_wrong() {
+        extern crate std;
+        use std::string::ToString;
+        assert!(DurationError::Months.to_string().contains("month"));
+        assert!(DurationError::Years.to_string().contains("year"));
+        assert!(DurationError::Syntax { offset: 3 }
+            .to_string()
+            .contains("byte 3"));
+    }
+}

@@ -1,0 +1,154 @@
+//! The `Retry-After` header (RFC 9110 §10.2.3) as a delay, for R5.
+//!
+//! R5: "If `Retry-After` is present, wait at least that long ... either
+//! integer seconds or an HTTP-date; for the date form compute the delay to
+//! that instant (clamp negatives to 0)." Section 12.5 pins the behaviour.
+//!
+//! * Surrounding whitespace is ignored (the field value's OWS).
+//! * `delta-seconds` is `1*DIGIT`: no sign, no fraction. Values too large
+//!   for a `u64` saturate at `u64::MAX` seconds instead of failing: a server
+//!   asking for "a very long time" is asking us to stay away, and an error
+//!   would make the caller fall back to a *shorter* computed backoff.
+//! * Anything else is read as an HTTP-date ([`crate::http_date`], all three
+//!   formats, weekday name not checked; a two-digit year is read within 50
+//!   years of `now` as RFC 9110 requires). The delay is `date - now`; a date
+//!   at or before `now`, including one before 1970, is zero.
+//! * An unparsable value is an error; what to do then (ignore the header
+//!   and use the computed backoff) is the caller's decision.
+//!
+//! Interpretation of the section 12.5 vectors: `now` is 2026-05-23T00:00:00Z
+//! (a Saturday, though the spec labels it "Mon"). `Mon, 23 May 2026
+//! 00:00:30 GMT` is that day at 00:00:30 whatever its weekday name, so 30 s.
+//! `Sun, 23 May 2026 00:00:00 GMT (past)` is the header value `Sun, 23 May
+//! 2026 00:00:00 GMT` with the table's remark "(past)": the same instant as
+//! `now`, hence 0 s (a strictly earlier date also clamps to 0).
+
+use core::fmt;
+use core::time::Duration;
+
+use crate::http_date::{parse_http_date_relative_to, HttpDateError};
+use crate::time::Timestamp;
+
+/// Why a `Retry-After` value cannot be used.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RetryAfterError {
+    /// The value is empty or only whitespace.
+    Empty,
+    /// Neither delta-seconds nor an HTTP-date; the date parser's reason.
+    Invalid(HttpDateError),
+}
+
+impl fmt::Display for RetryAfterError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RetryAfterError::Empty => f.write_str("empty Retry-After value"),
+            RetryAfterError::Invalid(e) => {
+                write!(
+                    f,
+                    "Retry-After is neither delta-seconds nor an HTTP-date: {e}"
+                )
+            }
+        }
+    }
+}
+
+/// The delay a `Retry-After` value asks for, seen from `now`.
+pub fn parse_retry_after(value: &str, now: Timestamp) -> Result<Duration, RetryAfterError> {
+    let value = value.trim_ascii();
+    if value.is_empty() {
+        return Err(RetryAfterError::Empty);
+    }
+    if value.bytes().all(|b| b.is_ascii_digit()) {
+        let secs = value.bytes().fold(0u64, |acc, b| {
+            acc.saturating_mul(10).saturating_add(u64::from(b - b'0'))
+        });
+        return Ok(Duration::from_secs(secs));
+    }
+    match parse_http_date_relative_to(value, now) {
+        Ok(at) => Ok(now.until(at)),
+        Err(HttpDateError::BeforeEpoch) => Ok(Duration::ZERO),
+        Err(e) => Err(RetryAfterError::Invalid(e)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// 2026-05-23T00:00:00Z, section 12.5's `now`.
+    const NOW: Timestamp = Timestamp::from_secs(1_779_494_400);
+
+    fn secs(v: &str) -> Result<u64, RetryAfterError> {
+        parse_retry_after(v, NOW).map(|d| d.as_secs())
+    }
+
+    #[test]
+    fn section_12_5_vectors() {
+        assert_eq!(secs("120"), Ok(120));
+        assert_eq!(secs("0"), Ok(0));
+        assert_eq!(secs("Mon, 23 May 2026 00:00:30 GMT"), Ok(30));
+        assert_eq!(secs("Mon, 23 May 2026 00:00:00 GMT"), Ok(0));
+        assert_eq!(secs("Sun, 23 May 2026 00:00:00 GMT"), Ok(0));
+    }
+
+    #[test]
+    fn dates_in_the_past_clamp_to_zero() {
+        assert_eq!(secs("Fri, 22 May 2026 23:59:59 GMT"), Ok(0));
+        assert_eq!(secs("Sun, 06 Nov 1994 08:49:37 GMT"), Ok(0));
+        assert_eq!(secs("Wed, 31 Dec 1969 23:59:59 GMT"), Ok(0));
+        assert_eq!(
+            parse_retry_after("Sun, 23 May 2026 00:00:00 GMT", Timestamp(NOW.0 + 1)),
+            Ok(Duration::ZERO)
+        );
+    }
+
+    #[test]
+    fn future_dates_in_every_format() {
+        assert_eq!(secs("Sat, 23 May 2026 01:00:00 GMT"), Ok(3600));
+        assert_eq!(secs("Saturday, 23-May-26 01:00:00 GMT"), Ok(3600));
+        assert_eq!(secs("Sat May 23 01:00:00 2026"), Ok(3600));
+        // Sub-second `now`: the delay is exact to the millisecond.
+        assert_eq!(
+            parse_retry_after("Sat, 23 May 2026 00:00:01 GMT", Timestamp(NOW.0 + 250)),
+            Ok(Duration::from_millis(750))
+        );
+    }
+
+    #[test]
+    fn whitespace_is_trimmed() {
+        assert_eq!(secs("  120\t"), Ok(120));
+        assert_eq!(secs(" Mon, 23 May 2026 00:00:30 GMT "), Ok(30));
+    }
+
+    #[test]
+    fn huge_delta_seconds_saturate() {
+        assert_eq!(secs("99999999999999999999999999"), Ok(u64::MAX));
+        assert_eq!(secs("18446744073709551615"), Ok(u64::MAX));
+        assert_eq!(secs("000120"), Ok(120));
+    }
+
+    #[test]
+    fn invalid_values() {
+        assert_eq!(secs(""), Err(RetryAfterError::Empty));
+        assert_eq!(secs("   "), Err(RetryAfterError::Empty));
+        for bad in [
+            "-1",
+            "+5",
+            "1.5",
+            "1 2",
+            "soon",
+            "120s",
+            "Sun, 23 May 2026 00:00:00 GMT (past)",
+        ] {
+            assert_eq!(
+                secs(bad),
+                Err(RetryAfterError::Invalid(HttpDateError::Syntax)),
+                "{bad}"
+            );
+        }
+        assert_eq!(
+            secs("Sun, 31 Feb 2026 00:00:00 GMT"),
+            Err(RetryAfterError::Invalid(HttpDateError::InvalidDay))
+        );
+    }
+}
