@@ -1,0 +1,109 @@
+//! R4 arithmetic: how far apart two requests to one host must be, and how
+//! long the next one has to wait.
+//!
+//! Section 9.3: a tool MUST NOT exceed one request per second per host; the
+//! spacing before the next request to a host is `max(MIN_REQUEST_INTERVAL,
+//! Crawl-delay)`; the first request to a previously unseen host MUST NOT be
+//! delayed. The gate keeps the per-host "last request" instants (keyed by
+//! host, R4); this module only does the arithmetic, saturating so that an
+//! absurd Crawl-delay (`1e30` becomes `Duration::MAX` in the robots module)
+//! means "not in this lifetime" instead of a panic or a wrap-around to "now".
+
+use core::time::Duration;
+
+use crate::constants::MIN_REQUEST_INTERVAL;
+use crate::time::Timestamp;
+
+/// The minimum spacing between two requests to one host:
+/// `max(MIN_REQUEST_INTERVAL, crawl_delay)`.
+pub fn spacing(crawl_delay: Option<Duration>) -> Duration {
+    crawl_delay.map_or(MIN_REQUEST_INTERVAL, |d| d.max(MIN_REQUEST_INTERVAL))
+}
+
+/// The earliest instant of the next request to a host whose last request
+/// was at `last`; `None` for an unseen host, which may go at once.
+pub fn next_slot(last: Option<Timestamp>, crawl_delay: Option<Duration>) -> Option<Timestamp> {
+    last.map(|t| t.saturating_add(spacing(crawl_delay)))
+}
+
+/// How long a request at `now` must wait: zero for an unseen host or a
+/// slot already reached.
+pub fn wait(last: Option<Timestamp>, crawl_delay: Option<Duration>, now: Timestamp) -> Duration {
+    next_slot(last, crawl_delay).map_or(Duration::ZERO, |slot| now.until(slot))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const T0: Timestamp = Timestamp(1_779_494_400_000);
+
+    #[test]
+    fn spacing_is_max_of_one_second_and_crawl_delay() {
+        assert_eq!(spacing(None), Duration::from_secs(1));
+        assert_eq!(spacing(Some(Duration::ZERO)), Duration::from_secs(1));
+        assert_eq!(
+            spacing(Some(Duration::from_millis(500))),
+            Duration::from_secs(1)
+        );
+        assert_eq!(
+            spacing(Some(Duration::from_secs(2))),
+            Duration::from_secs(2)
+        );
+        assert_eq!(
+            spacing(Some(Duration::from_millis(1500))),
+            Duration::from_millis(1500)
+        );
+        assert_eq!(spacing(Some(Duration::MAX)), Duration::MAX);
+    }
+
+    #[test]
+    fn unseen_host_is_not_delayed() {
+        assert_eq!(next_slot(None, Some(Duration::from_secs(30))), None);
+        assert_eq!(wait(None, Some(Duration::MAX), T0), Duration::ZERO);
+        assert_eq!(wait(None, None, Timestamp(0)), Duration::ZERO);
+    }
+
+    #[test]
+    fn waits_until_the_slot() {
+        // The section 16 canaries' Crawl-delay: 2.
+        let cd = Some(Duration::from_secs(2));
+        assert_eq!(next_slot(Some(T0), cd), Some(Timestamp(T0.0 + 2000)));
+        assert_eq!(wait(Some(T0), cd, T0), Duration::from_secs(2));
+        assert_eq!(
+            wait(Some(T0), cd, Timestamp(T0.0 + 1500)),
+            Duration::from_millis(500)
+        );
+        assert_eq!(wait(Some(T0), cd, Timestamp(T0.0 + 2000)), Duration::ZERO);
+        assert_eq!(wait(Some(T0), cd, Timestamp(T0.0 + 9000)), Duration::ZERO);
+        assert_eq!(wait(Some(T0), None, T0), Duration::from_secs(1));
+    }
+
+    #[test]
+    fn clock_going_backwards_waits_the_whole_interval_plus_the_skew() {
+        assert_eq!(
+            wait(Some(T0), None, Timestamp(T0.0 - 500)),
+            Duration::from_millis(1500)
+        );
+    }
+
+    #[test]
+    fn huge_values_saturate() {
+        assert_eq!(
+            next_slot(Some(T0), Some(Duration::MAX)),
+            Some(Timestamp(u64::MAX))
+        );
+        assert_eq!(
+            next_slot(Some(Timestamp(u64::MAX)), None),
+            Some(Timestamp(u64::MAX))
+        );
+        assert_eq!(
+            wait(Some(Timestamp(u64::MAX)), None, T0),
+            T0.until(Timestamp(u64::MAX))
+        );
+        assert_eq!(
+            wait(Some(Timestamp(u64::MAX)), None, Timestamp(u64::MAX)),
+            Duration::ZERO
+        );
+    }
+}
