@@ -21,8 +21,7 @@ pub mod canonical;
 pub mod constants;
 pub mod domain;
 pub mod duration;
-// The gate waits for blocklist.rs and throttle.rs (in progress).
-#[cfg(all(feature = "alloc", any()))]
+#[cfg(feature = "alloc")]
 pub mod gate;
 pub mod http_date;
 pub mod percent;

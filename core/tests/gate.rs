@@ -1,0 +1,297 @@
+//! The pre-request gate (section 7): order R3 -> R2 -> R4, permits, holds,
+//! caches, all on a caller-supplied clock.
+
+use core::time::Duration;
+use wr_core::blocklist::{BlockedDomain, Blocklist};
+use wr_core::gate::{Decision, Gate, GateConfig, Purpose, WaitReason, REFRESH_RETRY};
+use wr_core::time::Timestamp;
+use wr_core::url::Url;
+
+const T0: Timestamp = Timestamp(1_779_494_400_000); // 2026-05-23T00:00:00Z
+
+fn ms(n: u64) -> Duration {
+    Duration::from_millis(n)
+}
+
+fn blocklist() -> Blocklist {
+    Blocklist::new(
+        "walsh-research-blocklist/v1",
+        Some("PT6H"),
+        [BlockedDomain::new(
+            "example.com",
+            "2026-05-23",
+            "email opt-out",
+        )],
+    )
+    .unwrap()
+}
+
+fn gate_with(robots: &[(&str, &str)]) -> Gate {
+    let mut g = Gate::new(GateConfig::default());
+    g.blocklist_adopted(blocklist(), T0);
+    for (url, body) in robots {
+        g.robots_fetched(&Url::parse(url).unwrap(), body.as_bytes(), T0);
+    }
+    g
+}
+
+#[test]
+fn blocklist_is_needed_before_anything_else() {
+    let g = Gate::new(GateConfig::default());
+    assert_eq!(g.check("https://a.test/x", T0), Decision::NeedBlocklist);
+}
+
+#[test]
+fn r3_before_r2_a_blocked_host_is_denied_even_with_robots_unknown() {
+    let g = gate_with(&[]);
+    match g.check("https://WWW.Example.COM:8443/anything", T0) {
+        Decision::DenyBlocklist(d) => assert_eq!(d.domain, "example.com"),
+        d => panic!("{d:?}"),
+    }
+    // ... and its robots.txt is not fetched either.
+    let mut g = g;
+    assert!(matches!(
+        g.admit_robots("https://www.example.com/", T0),
+        Err(Decision::DenyBlocklist(_))
+    ));
+}
+
+#[test]
+fn r2_robots_needed_then_obeyed_with_the_rule_named() {
+    let mut g = gate_with(&[]);
+    assert_eq!(
+        g.check("https://a.test/private/x", T0),
+        Decision::NeedRobots("https://a.test/robots.txt".into())
+    );
+    g.robots_fetched(
+        &Url::parse("https://a.test/").unwrap(),
+        b"User-agent: *\nDisallow: /private\n",
+        T0,
+    );
+    match g.check("https://a.test/private/x", T0) {
+        Decision::DenyRobots(rule) => {
+            assert_eq!(rule.pattern, b"/private");
+            assert_eq!(rule.line, 2);
+        }
+        d => panic!("{d:?}"),
+    }
+    assert_eq!(g.check("https://a.test/public", T0), Decision::Ready);
+    // robots.txt is per origin: http and another port need their own.
+    assert_eq!(
+        g.check("http://a.test/public", T0),
+        Decision::NeedRobots("http://a.test/robots.txt".into())
+    );
+    assert_eq!(
+        g.check("https://a.test:8443/public", T0),
+        Decision::NeedRobots("https://a.test:8443/robots.txt".into())
+    );
+}
+
+#[test]
+fn r4_unseen_host_goes_at_once_then_spacing_is_max_of_1s_and_crawl_delay() {
+    let mut g = gate_with(&[
+        ("https://fast.test/", "User-agent: *\nDisallow:\n"),
+        (
+            "https://slow.test/",
+            "User-agent: Walsh-Research\nCrawl-delay: 2.5\n",
+        ),
+    ]);
+    let p = g
+        .admit("https://fast.test/a", T0)
+        .expect("unseen host is not delayed");
+    assert_eq!(
+        (p.purpose(), p.host(), p.at()),
+        (Purpose::Target, "fast.test", T0)
+    );
+    assert_eq!(
+        g.admit("https://fast.test/b", T0.saturating_add(ms(999))),
+        Err(Decision::Wait {
+            until: T0.saturating_add(ms(1000)),
+            reason: WaitReason::Throttle
+        })
+    );
+    assert!(g
+        .admit("https://fast.test/b", T0.saturating_add(ms(1000)))
+        .is_ok());
+
+    assert!(
+        g.admit("https://slow.test/a", T0).is_ok(),
+        "another host is independent"
+    );
+    assert_eq!(
+        g.check("https://slow.test/b", T0.saturating_add(ms(2000))),
+        Decision::Wait {
+            until: T0.saturating_add(ms(2500)),
+            reason: WaitReason::Throttle
+        }
+    );
+    assert_eq!(g.spacing("slow.test"), ms(2500));
+}
+
+#[test]
+fn r4_every_request_to_a_host_counts_robots_and_operator_fetches_included() {
+    let mut g = gate_with(&[]);
+    let p = g.admit_robots("https://a.test/page", T0).unwrap();
+    assert_eq!(
+        (p.url(), p.purpose()),
+        ("https://a.test/robots.txt", Purpose::Robots)
+    );
+    g.robots_not_found(&Url::parse("https://a.test/").unwrap(), T0);
+    assert!(matches!(
+        g.admit("https://a.test/page", T0.saturating_add(ms(10))),
+        Err(Decision::Wait { .. })
+    ));
+    let mut g = Gate::new(GateConfig::default());
+    assert!(g
+        .admit_operator(
+            "https://wal.sh/.well-known/walsh-research/blocklist.json",
+            T0
+        )
+        .is_ok());
+    assert!(matches!(
+        g.admit_operator(
+            "https://wal.sh/.well-known/walsh-research/test-fixtures.json",
+            T0
+        ),
+        Err(Decision::Wait { .. })
+    ));
+}
+
+#[test]
+fn r4a_requests_seen_by_another_process_are_respected() {
+    let mut g = gate_with(&[("https://a.test/", "")]);
+    g.observe_request("a.test", T0.saturating_add(ms(500)));
+    g.observe_request("a.test", T0); // never moves the schedule back
+    assert_eq!(
+        g.check("https://a.test/x", T0.saturating_add(ms(600))),
+        Decision::Wait {
+            until: T0.saturating_add(ms(1500)),
+            reason: WaitReason::Throttle
+        }
+    );
+}
+
+#[test]
+fn r5_holds_delay_a_host_and_are_never_shortened() {
+    let mut g = gate_with(&[("https://a.test/", "")]);
+    let until = T0.saturating_add(Duration::from_secs(30));
+    g.hold_host("a.test", until, WaitReason::Backoff);
+    g.hold_host("a.test", T0.saturating_add(ms(10)), WaitReason::Backoff);
+    assert_eq!(
+        g.check("https://a.test/x", T0),
+        Decision::Wait {
+            until,
+            reason: WaitReason::Backoff
+        }
+    );
+    let later = T0.saturating_add(Duration::from_secs(3600));
+    g.hold_host("a.test", later, WaitReason::Cooldown);
+    assert_eq!(
+        g.check("https://a.test/x", until),
+        Decision::Wait {
+            until: later,
+            reason: WaitReason::Cooldown
+        }
+    );
+    assert_eq!(g.check("https://a.test/x", later), Decision::Ready);
+}
+
+#[test]
+fn r2_cache_ttl_and_unreachable_robots() {
+    let mut g = gate_with(&[("https://a.test/", "User-agent: *\nDisallow: /p\n")]);
+    let day = T0.saturating_add(Duration::from_secs(86_400));
+    g.blocklist_adopted(blocklist(), day);
+    // R12 block-on-refresh: a stale copy is refreshed before use...
+    assert_eq!(
+        g.check("https://a.test/x", day),
+        Decision::NeedRobots("https://a.test/robots.txt".into())
+    );
+    // ...but a stale copy still denies what it denies.
+    assert!(matches!(
+        g.check("https://a.test/p", day),
+        Decision::DenyRobots(_)
+    ));
+    // A failed refresh keeps the cached copy in force (no silent disallow).
+    assert!(g.robots_unreachable(&Url::parse("https://a.test/").unwrap(), day, "503"));
+    assert_eq!(g.check("https://a.test/x", day), Decision::Ready);
+    assert!(matches!(
+        g.check("https://a.test/p", day),
+        Decision::DenyRobots(_)
+    ));
+    // Nothing cached: the host is deferred, then retried later.
+    assert!(!g.robots_unreachable(&Url::parse("https://b.test/").unwrap(), T0, "timeout"));
+    assert!(matches!(
+        g.check("https://b.test/x", T0),
+        Decision::Deferred {
+            reason: "timeout",
+            ..
+        }
+    ));
+    let retry = T0.saturating_add(REFRESH_RETRY);
+    assert_eq!(
+        g.check("https://b.test/x", retry),
+        Decision::NeedRobots("https://b.test/robots.txt".into())
+    );
+}
+
+#[test]
+fn r3b_blocklist_refresh_and_failures() {
+    let mut g = gate_with(&[("https://a.test/", "")]);
+    let stale = T0.saturating_add(Duration::from_secs(6 * 3600));
+    assert_eq!(g.check("https://a.test/x", stale), Decision::NeedBlocklist);
+    assert!(matches!(
+        g.check("https://example.com/", stale),
+        Decision::DenyBlocklist(_)
+    ));
+    // A failed refresh keeps the list and does not ask again at once.
+    g.blocklist_failed(stale);
+    assert!(!g.blocklist_is_fallback());
+    assert!(matches!(
+        g.check("https://example.com/", stale),
+        Decision::DenyBlocklist(_)
+    ));
+    assert_eq!(g.check("https://a.test/x", stale), Decision::Ready);
+    // First-ever failure: an empty list, fail open, flagged.
+    let mut fresh = Gate::new(GateConfig::default());
+    fresh.blocklist_failed(T0);
+    assert!(fresh.blocklist_is_fallback());
+    assert_eq!(
+        fresh.check("https://example.com/", T0),
+        Decision::NeedRobots("https://example.com/robots.txt".into())
+    );
+}
+
+#[test]
+fn redirect_hops_and_retries_pass_the_whole_gate_again() {
+    let mut g = gate_with(&[("https://a.test/", "User-agent: *\nDisallow: /secret\n")]);
+    assert!(g.admit("https://a.test/start", T0).is_ok());
+    // A Location to a blocked host or a disallowed path is refused.
+    assert!(matches!(
+        g.admit("https://www.example.com/x", T0),
+        Err(Decision::DenyBlocklist(_))
+    ));
+    let later = T0.saturating_add(Duration::from_secs(5));
+    assert!(matches!(
+        g.admit("https://a.test/secret/x", later),
+        Err(Decision::DenyRobots(_))
+    ));
+    // A retry of an allowed URL is throttled like any request.
+    assert!(g.admit("https://a.test/start", later).is_ok());
+    assert!(matches!(
+        g.admit("https://a.test/start", later),
+        Err(Decision::Wait { .. })
+    ));
+}
+
+#[test]
+fn invalid_urls_are_refused_not_guessed() {
+    let mut g = gate_with(&[]);
+    assert!(matches!(
+        g.admit("ftp://a.test/", T0),
+        Err(Decision::Invalid(_))
+    ));
+    assert!(matches!(
+        g.admit("not a url", T0),
+        Err(Decision::Invalid(_))
+    ));
+}
