@@ -76,6 +76,12 @@ fn write_lower(out: &mut impl fmt::Write, s: &str) -> fmt::Result {
 /// Writes the R7 canonical key of `url` to `out`.
 pub fn write_canonical(url: &str, out: &mut impl fmt::Write) -> Result<(), CanonicalError> {
     let u = Url::parse(url)?;
+    // `Url::parse` splits the port at the last ':', so `http://a:b:80/`
+    // yields host `a:b`. No reg-name or IPv4 host has a ':', and such a key
+    // would not parse back to itself, so it is refused here.
+    if !u.host.starts_with('[') && u.host.contains(':') {
+        return Err(CanonicalError::Url(UrlError::BadHost));
+    }
     out.write_str(if u.is_https() { "https://" } else { "http://" })?;
     write_lower(out, u.host)?;
     if let Some(port) = u.non_default_port() {
@@ -178,10 +184,13 @@ mod tests {
             key("x.test/a"),
             Err(CanonicalError::Url(UrlError::NotAbsolute))
         );
-        assert_eq!(
-            key("https:///a"),
-            Err(CanonicalError::Url(UrlError::BadHost))
-        );
+        for bad in ["https:///a", "http://::?", "http://a:b:80/"] {
+            assert_eq!(
+                key(bad),
+                Err(CanonicalError::Url(UrlError::BadHost)),
+                "{bad}"
+            );
+        }
     }
 
     #[test]
