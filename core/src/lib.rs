@@ -10,6 +10,8 @@
 #![no_std]
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
+// With neither model enabled only the building blocks remain.
+#![cfg_attr(not(any(feature = "alloc", feature = "heapless")), allow(dead_code))]
 
 #[cfg(feature = "alloc")]
 extern crate alloc;

@@ -82,7 +82,10 @@ impl<'a> Url<'a> {
                 None => (hostport, None),
             }
         };
+        // An unbracketed `:` left in the host means two ports (`a:b:80`).
+        let stray_colon = !host.starts_with('[') && host.contains(':');
         if host.is_empty()
+            || stray_colon
             || host
                 .bytes()
                 .any(|b| b <= b' ' || b"/\\?#@<>\"^`{|}%".contains(&b))
@@ -163,5 +166,7 @@ mod tests {
         assert_eq!(Url::parse("http:///a"), Err(UrlError::BadHost));
         assert_eq!(Url::parse("http://a:99999/"), Err(UrlError::BadPort));
         assert_eq!(Url::parse("http://a b/"), Err(UrlError::BadHost));
+        assert_eq!(Url::parse("http://a:b:80/"), Err(UrlError::BadHost));
+        assert_eq!(Url::parse("http://::?"), Err(UrlError::BadHost));
     }
 }

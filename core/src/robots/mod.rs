@@ -1,11 +1,11 @@
 //! robots.txt: parsing, group selection, path matching and Crawl-delay (R2).
 //!
 //! The pipeline is a stream: [`lexer`] turns bytes into lines and
-//! directives, [`group`] turns directives into group events, and a sink
+//! directives, `group` turns directives into group events, and a sink
 //! keeps what it needs. [`Robots`] keeps every group (for inspection and for
 //! evaluating any product token later); [`Policy`] keeps only the rules
 //! selected for one token, sorted so that the first match decides; the
-//! `heapless` feature's [`fixed::FixedPolicy`] does the same in fixed
+//! `heapless` feature's `fixed::FixedPolicy` does the same in fixed
 //! capacity with no allocator.
 //!
 //! Where two faithful readings of the rules disagree — the spec's
