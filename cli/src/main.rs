@@ -4,20 +4,98 @@
 //! (a URL disallowed, a source failed or deferred); 2 bad usage, bad
 //! configuration or an unreadable file.
 
+mod digest;
+mod opml;
 mod robots_cmd;
+mod sources;
 
-use clap::{Parser, Subcommand};
+use clap::{Args, Parser, Subcommand};
+use std::path::PathBuf;
 use std::process::ExitCode;
+
+const EXIT_HELP: &str = "\
+Exit status:
+  0  every source went through (or was skipped by R8, denied by its
+     publisher, or left out for lack of a feed, markdown or llms.txt)
+  1  some sources failed or were deferred (the digest still lists the others)
+  2  bad usage or configuration: nothing was fetched
+
+Environment:
+  WR_STATE_DIR      state directory (same as --state-dir)
+  WR_OPERATOR_BASE  operator site for the blocklist and fixtures [default: https://wal.sh]
+  NO_COLOR          no colour on stderr";
 
 #[derive(Parser)]
 #[command(
     name = "wr-feeds",
     version,
-    about = "A polite metadata bot: feeds and llms.txt under the Walsh-Research contract"
+    about = "A polite metadata bot: a daily digest of feeds, markdown and llms.txt under the Walsh-Research contract",
+    long_about = "A polite metadata bot: reads sources.toml, fetches each source through the \
+Walsh-Research pre-request gate (operator blocklist, robots.txt, one request per second per \
+host), and writes a Markdown (or JSON) digest of the links and titles first seen since the \
+previous digest.",
+    after_help = EXIT_HELP,
+    arg_required_else_help = true
 )]
 struct Cli {
+    #[command(flatten)]
+    run: RunArgs,
+    #[command(flatten)]
+    common: Common,
     #[command(subcommand)]
-    command: Command,
+    command: Option<Command>,
+}
+
+/// Options of the digest (the default command).
+#[derive(Args, Debug, Clone)]
+struct RunArgs {
+    /// The sources file (see README: `[[source]]` tables with name, url,
+    /// feed, tags; an optional `[settings]` table).
+    #[arg(value_name = "SOURCES")]
+    sources: Option<PathBuf>,
+    /// List every item currently offered, not only those first seen since
+    /// the previous digest.
+    #[arg(long)]
+    all: bool,
+    /// Fetch sources even if they were fetched less than an hour ago (R8).
+    #[arg(long)]
+    force: bool,
+    /// Digest format [default: markdown, or `format` in [settings]].
+    #[arg(long, value_enum)]
+    format: Option<sources::Format>,
+    /// Write the digest to FILE (atomically) instead of standard output.
+    #[arg(short, long, value_name = "FILE")]
+    output: Option<PathBuf>,
+}
+
+impl RunArgs {
+    fn given(&self) -> bool {
+        self.sources.is_some()
+            || self.all
+            || self.force
+            || self.format.is_some()
+            || self.output.is_some()
+    }
+}
+
+/// Options shared by every command that talks to the network.
+#[derive(Args, Debug, Clone, Default)]
+struct Common {
+    /// Only errors on stderr.
+    #[arg(short, long, global = true, conflicts_with = "verbose")]
+    quiet: bool,
+    /// More detail on stderr (repeat for more).
+    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+    verbose: u8,
+    /// Where state lives (robots.txt and blocklist caches, validators,
+    /// schedule, items seen).
+    #[arg(long, global = true, env = "WR_STATE_DIR", value_name = "DIR")]
+    state_dir: Option<PathBuf>,
+    /// Send requests for HOST1:PORT1 to HOST2:PORT2 instead, as curl's
+    /// --connect-to: URLs, Host headers, robots.txt scope and throttling
+    /// keep the original name. An empty HOST1 or PORT1 matches any.
+    #[arg(long, global = true, value_name = "HOST1:PORT1:HOST2:PORT2")]
+    connect_to: Vec<String>,
 }
 
 #[derive(Subcommand)]
@@ -28,6 +106,112 @@ enum Command {
     /// decided with its line number. Exit status 0 when every URL is allowed,
     /// 1 when any is disallowed, 2 on an error.
     Robots(robots_cmd::Args),
+    /// Turn an OPML subscription list into sources.toml.
+    ///
+    /// Every outline with an xmlUrl, at any depth, becomes a source; folders
+    /// and `category` become tags. Exit status 0, or 2 when the file cannot
+    /// be read or parsed (or the output exists without --force).
+    Import(ImportArgs),
+}
+
+#[derive(Args)]
+struct ImportArgs {
+    /// The OPML file (`-` reads standard input).
+    #[arg(value_name = "FILE.opml")]
+    file: PathBuf,
+    /// Write sources.toml here instead of standard output.
+    #[arg(short, long, value_name = "FILE")]
+    output: Option<PathBuf>,
+    /// Overwrite the output file if it exists.
+    #[arg(long)]
+    force: bool,
+}
+
+fn run_import(args: &ImportArgs, common: &Common) -> ExitCode {
+    let text = if args.file.as_os_str() == "-" {
+        let mut s = String::new();
+        match std::io::Read::read_to_string(&mut std::io::stdin(), &mut s) {
+            Ok(_) => Ok(s),
+            Err(e) => Err(e),
+        }
+    } else {
+        std::fs::read_to_string(&args.file)
+    };
+    let text = match text {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("wr-feeds: cannot read {}: {e}", args.file.display());
+            return ExitCode::from(2);
+        }
+    };
+    let imp = match opml::import(&text) {
+        Ok(i) => i,
+        Err(e) => {
+            eprintln!("wr-feeds: {}: {e}", args.file.display());
+            return ExitCode::from(2);
+        }
+    };
+    if !common.quiet {
+        for w in &imp.warnings {
+            eprintln!("wr-feeds: {}: {w}", args.file.display());
+        }
+    }
+    if imp.sources.is_empty() {
+        eprintln!(
+            "wr-feeds: {}: no outline with an http(s) xmlUrl",
+            args.file.display()
+        );
+        return ExitCode::from(2);
+    }
+    let header = format!(
+        "Imported by wr-feeds from {} ({} sources).\nSee README.md for the format; add a [settings] table if needed.",
+        args.file.display(),
+        imp.sources.len()
+    );
+    let toml = sources::to_toml(&imp.sources, &header);
+    match &args.output {
+        None => {
+            print!("{toml}");
+        }
+        Some(path) => {
+            if path.exists() && !args.force {
+                eprintln!(
+                    "wr-feeds: {} exists; pass --force to replace it",
+                    path.display()
+                );
+                return ExitCode::from(2);
+            }
+            if let Err(e) = digest::write_atomic(path, toml.as_bytes()) {
+                eprintln!("wr-feeds: cannot write {}: {e}", path.display());
+                return ExitCode::from(2);
+            }
+            if !common.quiet {
+                eprintln!(
+                    "wr-feeds: wrote {} sources to {}",
+                    imp.sources.len(),
+                    path.display()
+                );
+            }
+        }
+    }
+    ExitCode::SUCCESS
+}
+
+fn run_digest(args: &RunArgs, _common: &Common) -> ExitCode {
+    let Some(path) = &args.sources else {
+        eprintln!("error: no sources file given\n\nUsage: wr-feeds [OPTIONS] <SOURCES>\n\nFor more information, try '--help'.");
+        return ExitCode::from(2);
+    };
+    let file = match sources::load(path) {
+        Ok(f) => f,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let _ = file;
+    eprintln!("wr-feeds: the fetch pipeline is not wired in yet");
+    ExitCode::from(2)
 }
 
 fn main() -> ExitCode {
@@ -39,7 +223,15 @@ fn main() -> ExitCode {
             return ExitCode::from(code);
         }
     };
-    match cli.command {
-        Command::Robots(args) => robots_cmd::run(&args),
+    if cli.command.is_some() && cli.run.given() {
+        eprintln!(
+            "error: SOURCES, --all, --force, --format and --output belong to the digest, not to a subcommand\n\nFor more information, try '--help'."
+        );
+        return ExitCode::from(2);
+    }
+    match &cli.command {
+        Some(Command::Robots(args)) => robots_cmd::run(args),
+        Some(Command::Import(args)) => run_import(args, &cli.common),
+        None => run_digest(&cli.run, &cli.common),
     }
 }

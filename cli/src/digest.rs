@@ -1,0 +1,411 @@
+//! The digest: Markdown for notes, or JSON (`wr-feeds-digest/v1`).
+//!
+//! Both renderings come from one [`Digest`] value, so they never disagree.
+
+use serde::Serialize;
+use std::io::Write;
+use std::path::Path;
+
+/// The schema name carried in every JSON digest.
+pub const SCHEMA: &str = "wr-feeds-digest/v1";
+
+/// What happened to a source in this run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// Fetched (or answered 304); `items` holds what is new (or everything
+    /// with `--all`).
+    Ok,
+    /// R8: fetched less than an hour ago; not fetched again (`--force`
+    /// overrides).
+    Skipped,
+    /// Refused by the operator blocklist (R3) or robots.txt (R2).
+    Denied,
+    /// Could not be tried in this run (robots.txt unreachable, host
+    /// cooling down after errors, a Retry-After beyond this run).
+    Deferred,
+    /// R9: no feed, no markdown, no llms.txt; HTML is never scraped.
+    LeftOut,
+    /// An error: HTTP status, timeout, unreadable feed, too large.
+    Failed,
+}
+
+impl Status {
+    /// The word used in both renderings.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Ok => "ok",
+            Status::Skipped => "skipped",
+            Status::Denied => "denied",
+            Status::Deferred => "deferred",
+            Status::LeftOut => "left_out",
+            Status::Failed => "failed",
+        }
+    }
+
+    /// Whether this status makes the run exit with status 1.
+    pub fn is_problem(self) -> bool {
+        matches!(self, Status::Failed | Status::Deferred)
+    }
+}
+
+/// One link.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DigestItem {
+    /// Cleaned title (may be empty: the URL is shown instead).
+    pub title: String,
+    /// Absolute http(s) URL.
+    pub url: String,
+    /// RFC 3339 publication date, when the source gave one.
+    pub published: Option<String>,
+}
+
+/// One source's section.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SourceReport {
+    /// Name from sources.toml.
+    pub name: String,
+    /// Page URL from sources.toml.
+    pub url: String,
+    /// Tags from sources.toml.
+    pub tags: Vec<String>,
+    /// Outcome.
+    pub status: Status,
+    /// Why, for anything but a plain `ok`.
+    pub reason: Option<String>,
+    /// How the items were obtained: `feed`, `markdown` or `llms_txt`.
+    pub method: Option<String>,
+    /// Items (new ones, or all with `--all`).
+    pub items: Vec<DigestItem>,
+}
+
+/// A whole digest.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Digest {
+    /// Always [`SCHEMA`].
+    pub schema: &'static str,
+    /// When the digest was made: RFC 3339, UTC, seconds.
+    pub generated: String,
+    /// `new` (items first seen since the previous digest) or `all`.
+    pub selection: &'static str,
+    /// Sources in sources.toml order.
+    pub sources: Vec<SourceReport>,
+}
+
+impl Digest {
+    /// A digest generated at `unix_secs`.
+    pub fn new(unix_secs: i64, all: bool, sources: Vec<SourceReport>) -> Digest {
+        Digest {
+            schema: SCHEMA,
+            generated: rfc3339(unix_secs),
+            selection: if all { "all" } else { "new" },
+            sources,
+        }
+    }
+
+    /// Exit status: 1 if any source failed or was deferred, else 0.
+    pub fn exit_code(&self) -> u8 {
+        u8::from(self.sources.iter().any(|s| s.status.is_problem()))
+    }
+
+    /// The JSON rendering (one document, trailing newline).
+    pub fn to_json(&self) -> String {
+        let mut s = serde_json::to_string_pretty(self).unwrap_or_else(|_| "{}".to_string());
+        s.push('\n');
+        s
+    }
+
+    /// The Markdown rendering.
+    pub fn to_markdown(&self) -> String {
+        let mut out = String::new();
+        let date = self.generated.get(..10).unwrap_or(&self.generated);
+        out.push_str(&format!("# Digest {date}\n"));
+        for s in &self.sources {
+            out.push_str(&format!("\n## {}\n\n", escape_inline(&s.name)));
+            if s.status != Status::Ok {
+                let reason = s.reason.as_deref().unwrap_or("no reason given");
+                out.push_str(&format!(
+                    "*{}: {}*\n",
+                    s.status.as_str().replace('_', " "),
+                    escape_inline(reason)
+                ));
+            }
+            if s.items.is_empty() {
+                if s.status == Status::Ok {
+                    let what = if self.selection == "all" {
+                        "No items offered."
+                    } else {
+                        "No new items."
+                    };
+                    out.push_str(&format!("*{what}*\n"));
+                }
+                continue;
+            }
+            if s.status != Status::Ok {
+                out.push('\n');
+            }
+            for item in &s.items {
+                out.push_str(&item_line(item));
+                out.push('\n');
+            }
+        }
+        out
+    }
+}
+
+/// One `- [title](url)` line; a URL that is not http(s) is shown as text,
+/// never as a link.
+pub fn item_line(item: &DigestItem) -> String {
+    let title = if item.title.trim().is_empty() {
+        &item.url
+    } else {
+        &item.title
+    };
+    let lower = item.url.to_ascii_lowercase();
+    if !(lower.starts_with("http://") || lower.starts_with("https://")) {
+        return format!("- {} ({})", escape_inline(title), escape_inline(&item.url));
+    }
+    format!("- [{}]({})", escape_inline(title), link_destination(&item.url))
+}
+
+/// Escapes text so that it renders literally inside a Markdown paragraph,
+/// heading or link text: every ASCII punctuation character that Markdown
+/// (CommonMark + GFM) gives a meaning to is backslash-escaped, and line
+/// breaks and other control characters become spaces.
+pub fn escape_inline(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        match c {
+            '\\' | '`' | '*' | '_' | '[' | ']' | '(' | ')' | '<' | '>' | '#' | '!' | '&' | '|'
+            | '~' | '{' | '}' | '$' => {
+                out.push('\\');
+                out.push(c);
+            }
+            c if c.is_control() || c == '\u{2028}' || c == '\u{2029}' => out.push(' '),
+            c => out.push(c),
+        }
+    }
+    // A heading must not end in `#`s (closing sequence) and no line may be
+    // read as a list or block quote: the escaping above covers `#`, and the
+    // text never starts a line on its own.
+    out
+}
+
+/// A link destination that cannot end the link early: characters that
+/// would (space, control characters, `<`, `>`, `\`, `"`, backtick) are
+/// percent-encoded, and a URL with parentheses is wrapped in `<...>`.
+pub fn link_destination(url: &str) -> String {
+    let mut out = String::with_capacity(url.len());
+    for c in url.chars() {
+        match c {
+            ' ' | '<' | '>' | '\\' | '"' | '`' => out.push_str(&format!("%{:02X}", c as u32)),
+            c if c.is_control() => {
+                let mut buf = [0u8; 4];
+                for b in c.encode_utf8(&mut buf).bytes() {
+                    out.push_str(&format!("%{b:02X}"));
+                }
+            }
+            c => out.push(c),
+        }
+    }
+    if out.contains('(') || out.contains(')') {
+        format!("<{out}>")
+    } else {
+        out
+    }
+}
+
+/// Days since 1970-01-01 to (year, month, day), proleptic Gregorian
+/// (Howard Hinnant's `civil_from_days`).
+pub fn civil_from_days(z: i64) -> (i64, u32, u32) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let y = yoe + era * 400;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    (if m <= 2 { y + 1 } else { y }, m, d)
+}
+
+/// Unix seconds as `YYYY-MM-DDTHH:MM:SSZ`.
+pub fn rfc3339(unix_secs: i64) -> String {
+    let days = unix_secs.div_euclid(86_400);
+    let secs = unix_secs.rem_euclid(86_400);
+    let (y, m, d) = civil_from_days(days);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        secs / 3600,
+        secs % 3600 / 60,
+        secs % 60
+    )
+}
+
+/// Writes `contents` to `path` atomically: a temporary file in the same
+/// directory, flushed to disk, then renamed over `path`. A reader sees
+/// the old digest or the new one, never half of one.
+pub fn write_atomic(path: &Path, contents: &[u8]) -> std::io::Result<()> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => std::path::PathBuf::from("."),
+    };
+    let file_name = path
+        .file_name()
+        .ok_or_else(|| std::io::Error::other("not a file path"))?;
+    let mut tmp_name = std::ffi::OsString::from(".");
+    tmp_name.push(file_name);
+    tmp_name.push(format!(".tmp-{}", std::process::id()));
+    let tmp = dir.join(tmp_name);
+    let result = (|| {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(contents)?;
+        f.sync_all()?;
+        drop(f);
+        std::fs::rename(&tmp, path)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pulldown_cmark::{Event, Parser, Tag, TagEnd};
+
+    fn item(title: &str, url: &str) -> DigestItem {
+        DigestItem {
+            title: title.into(),
+            url: url.into(),
+            published: None,
+        }
+    }
+
+    fn report(name: &str, status: Status, items: Vec<DigestItem>) -> SourceReport {
+        SourceReport {
+            name: name.into(),
+            url: "https://a.example/".into(),
+            tags: vec![],
+            status,
+            reason: (status != Status::Ok).then(|| "because [x](y) *z*".to_string()),
+            method: Some("feed".into()),
+            items,
+        }
+    }
+
+    /// (link text, destination) of every link pulldown-cmark finds.
+    fn links(md: &str) -> Vec<(String, String)> {
+        let mut out = Vec::new();
+        let mut cur: Option<(String, String)> = None;
+        for ev in Parser::new(md) {
+            match ev {
+                Event::Start(Tag::Link { dest_url, .. }) => {
+                    cur = Some((String::new(), dest_url.to_string()))
+                }
+                Event::Text(t) | Event::Code(t) => {
+                    if let Some(c) = cur.as_mut() {
+                        c.0.push_str(&t)
+                    }
+                }
+                Event::End(TagEnd::Link) => out.extend(cur.take()),
+                _ => {}
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn hostile_titles_and_urls_stay_one_link_each() {
+        let nasty = [
+            ("a](https://evil.example/) [b", "https://a.example/1"),
+            ("*bold* _em_ `code` <script>x</script>", "https://a.example/2"),
+            ("line\nbreak\r\n# heading\n- list", "https://a.example/3"),
+            ("back\\slash \\] & &amp; ![img](x)", "https://a.example/4"),
+            ("parens", "https://en.wikipedia.org/wiki/Rust_(programming_language)"),
+            ("space", "https://a.example/with space/>\"x\""),
+            ("unbalanced", "https://a.example/a)b(c"),
+            ("", "https://a.example/untitled"),
+        ];
+        let items: Vec<DigestItem> = nasty.iter().map(|(t, u)| item(t, u)).collect();
+        let d = Digest::new(0, false, vec![report("S", Status::Ok, items)]);
+        let md = d.to_markdown();
+        let found = links(&md);
+        assert_eq!(found.len(), nasty.len(), "{md}");
+        for ((t, u), (ft, fu)) in nasty.iter().zip(&found) {
+            let want_title = if t.is_empty() { u.to_string() } else { t.replace(['\n', '\r'], " ") };
+            assert_eq!(ft, &want_title, "{md}");
+            let want_url = u.replace(' ', "%20").replace('>', "%3E").replace('"', "%22");
+            assert_eq!(fu, &want_url, "{md}");
+        }
+    }
+
+    #[test]
+    fn markdown_layout() {
+        let d = Digest::new(
+            1_779_580_800, // 2026-05-24T00:00:00Z
+            false,
+            vec![
+                report("Blog (main)", Status::Ok, vec![item("Hello", "https://a.example/h")]),
+                report("Quiet", Status::Ok, vec![]),
+                report("Refused", Status::Denied, vec![]),
+            ],
+        );
+        let md = d.to_markdown();
+        assert!(md.starts_with("# Digest 2026-05-24\n"), "{md}");
+        assert!(md.contains("\n## Blog \\(main\\)\n\n- [Hello](https://a.example/h)\n"), "{md}");
+        assert!(md.contains("\n## Quiet\n\n*No new items.*\n"), "{md}");
+        assert!(md.contains("\n## Refused\n\n*denied: because \\[x\\]\\(y\\) \\*z\\**\n"), "{md}");
+        assert!(links(&md).len() == 1, "the reason must not become a link: {md}");
+        assert_eq!(d.exit_code(), 0);
+    }
+
+    #[test]
+    fn non_http_urls_are_never_links() {
+        let line = item_line(&item("x", "javascript:alert(1)"));
+        assert!(links(&line).is_empty(), "{line}");
+    }
+
+    #[test]
+    fn json_schema_fields() {
+        let d = Digest::new(
+            0,
+            true,
+            vec![report("A", Status::LeftOut, vec![]), report("B", Status::Failed, vec![])],
+        );
+        let v: serde_json::Value = serde_json::from_str(&d.to_json()).unwrap();
+        assert_eq!(v["schema"], "wr-feeds-digest/v1");
+        assert_eq!(v["generated"], "1970-01-01T00:00:00Z");
+        assert_eq!(v["selection"], "all");
+        assert_eq!(v["sources"][0]["status"], "left_out");
+        assert_eq!(v["sources"][1]["status"], "failed");
+        assert_eq!(v["sources"][0]["items"], serde_json::json!([]));
+        for k in ["name", "url", "tags", "status", "reason", "method", "items"] {
+            assert!(v["sources"][0].get(k).is_some(), "missing {k}");
+        }
+        assert_eq!(d.exit_code(), 1);
+    }
+
+    #[test]
+    fn dates() {
+        assert_eq!(rfc3339(0), "1970-01-01T00:00:00Z");
+        assert_eq!(rfc3339(951_782_400), "2000-02-29T00:00:00Z");
+        assert_eq!(rfc3339(1_779_580_800 + 3_723), "2026-05-24T01:02:03Z");
+        assert_eq!(rfc3339(-1), "1969-12-31T23:59:59Z");
+    }
+
+    #[test]
+    fn atomic_write_replaces_whole_file() {
+        let dir = std::env::temp_dir().join(format!("wr-digest-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let p = dir.join("d.md");
+        write_atomic(&p, b"one").unwrap();
+        write_atomic(&p, b"two").unwrap();
+        assert_eq!(std::fs::read(&p).unwrap(), b"two");
+        let leftovers: Vec<_> = std::fs::read_dir(&dir).unwrap().collect();
+        assert_eq!(leftovers.len(), 1, "no temporary file left behind");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

@@ -1,0 +1,226 @@
+//! `wr-feeds import`: an OPML subscription list to `sources.toml`.
+//!
+//! Every `<outline>` with an `xmlUrl`, at any depth, becomes a source:
+//! `name` from `title` (else `text`, else the feed's host), `feed` from
+//! `xmlUrl`, `url` from `htmlUrl` when it is an http(s) URL (else the
+//! feed URL itself), `tags` from the enclosing folders (outlines without
+//! `xmlUrl`) and the `category` attribute (comma-separated, `/`-paths).
+//! Names are made unique (`Name (2)`); a feed listed twice is kept once;
+//! outlines whose URLs are not http(s) are skipped with a warning.
+
+use crate::sources::{canonical, check_url, Source};
+use quick_xml::events::{BytesStart, Event};
+use quick_xml::Reader;
+use quick_xml::XmlVersion;
+use std::collections::{HashMap, HashSet};
+
+/// The result of an import.
+#[derive(Debug, Default)]
+pub struct Import {
+    /// Sources in document order.
+    pub sources: Vec<Source>,
+    /// One line per outline skipped or changed.
+    pub warnings: Vec<String>,
+}
+
+fn attrs(reader: &Reader<&[u8]>, e: &BytesStart<'_>) -> Result<HashMap<String, String>, String> {
+    let mut out = HashMap::new();
+    for a in e.attributes().with_checks(false) {
+        let a = a.map_err(|err| format!("malformed attribute: {err}"))?;
+        let key = String::from_utf8_lossy(a.key.local_name().as_ref()).to_string();
+        let value = a
+            .decoded_and_normalized_value(XmlVersion::Implicit1_0, reader.decoder())
+            .map_err(|err| format!("bad attribute `{key}`: {err}"))?;
+        out.insert(key, value.into_owned());
+    }
+    Ok(out)
+}
+
+fn clean(s: &str) -> String {
+    s.split(|c: char| c.is_whitespace() || c.is_control())
+        .filter(|w| !w.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Parses an OPML document.
+pub fn import(text: &str) -> Result<Import, String> {
+    let mut reader = Reader::from_str(text);
+    let mut out = Import::default();
+    // Folder names of the open outlines (None for a feed outline).
+    let mut stack: Vec<Option<String>> = Vec::new();
+    let mut names: HashSet<String> = HashSet::new();
+    let mut feeds: HashSet<String> = HashSet::new();
+    let mut saw_opml = false;
+    loop {
+        let pos = reader.buffer_position();
+        let ev = reader.read_event().map_err(|e| {
+            let (line, col) = crate::sources::line_col(text, pos as usize);
+            format!("{line}:{col}: malformed XML: {e}")
+        })?;
+        let (e, empty) = match &ev {
+            Event::Start(e) => (e, false),
+            Event::Empty(e) => (e, true),
+            Event::End(e) => {
+                if e.local_name().as_ref() == b"outline" {
+                    stack.pop();
+                }
+                continue;
+            }
+            Event::Eof => break,
+            _ => continue,
+        };
+        let local = e.local_name();
+        if local.as_ref() == b"opml" {
+            saw_opml = true;
+        }
+        if local.as_ref() != b"outline" {
+            continue;
+        }
+        let (line, _) = crate::sources::line_col(text, pos as usize);
+        let a = attrs(&reader, e).map_err(|m| format!("line {line}: {m}"))?;
+        let label = a
+            .get("title")
+            .map(|s| clean(s))
+            .filter(|s| !s.is_empty())
+            .or_else(|| a.get("text").map(|s| clean(s)).filter(|s| !s.is_empty()));
+        let Some(xml_url) = a.get("xmlUrl").or_else(|| a.get("xmlurl")) else {
+            if !empty {
+                stack.push(label);
+            }
+            continue;
+        };
+        if !empty {
+            stack.push(None);
+        }
+        let feed = match check_url(xml_url) {
+            Ok(u) => u,
+            Err(m) => {
+                out.warnings
+                    .push(format!("line {line}: skipped outline: xmlUrl: {m}"));
+                continue;
+            }
+        };
+        if !feeds.insert(canonical(&feed)) {
+            out.warnings
+                .push(format!("line {line}: skipped duplicate feed {feed}"));
+            continue;
+        }
+        let url = a
+            .get("htmlUrl")
+            .or_else(|| a.get("htmlurl"))
+            .and_then(|h| check_url(h).ok())
+            .unwrap_or_else(|| feed.clone());
+        let mut tags: Vec<String> = Vec::new();
+        let mut add = |t: &str| {
+            let t = clean(t);
+            if !t.is_empty() && !tags.contains(&t) {
+                tags.push(t);
+            }
+        };
+        for folder in stack.iter().flatten() {
+            add(folder);
+        }
+        if let Some(cat) = a.get("category") {
+            for c in cat.split(',') {
+                for part in c.split('/') {
+                    add(part);
+                }
+            }
+        }
+        let base = label.unwrap_or_else(|| {
+            url::Url::parse(&feed)
+                .ok()
+                .and_then(|u| u.host_str().map(str::to_string))
+                .unwrap_or_else(|| feed.clone())
+        });
+        let mut name = base.clone();
+        let mut n = 2;
+        while !names.insert(name.to_lowercase()) {
+            name = format!("{base} ({n})");
+            n += 1;
+        }
+        if name != base {
+            out.warnings
+                .push(format!("line {line}: renamed duplicate name `{base}` to `{name}`"));
+        }
+        out.sources.push(Source {
+            name,
+            url,
+            feed: Some(feed),
+            tags,
+        });
+    }
+    if !saw_opml {
+        return Err("not an OPML document (no <opml> element)".into());
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sources::{parse, to_toml};
+    use std::path::Path;
+
+    const OPML: &str = r#"<?xml version="1.0" encoding="UTF-8"?>
+<opml version="2.0">
+  <head><title>Subs</title></head>
+  <body>
+    <outline text="Tech">
+      <outline text="Rust &amp; &quot;friends&quot;" title="Rust &amp; &quot;friends&quot;" type="rss"
+               xmlUrl="https://blog.rust-lang.org/feed.xml" htmlUrl="https://blog.rust-lang.org/"/>
+      <outline text="Deeper">
+        <outline text="Same Name" xmlUrl="https://a.example/feed" category="/News/World,Misc"/>
+        <outline text="Same Name" xmlUrl="https://b.example/feed" htmlUrl="javascript:alert(1)"/>
+      </outline>
+    </outline>
+    <outline xmlUrl="https://c.example/atom.xml"/>
+    <outline text="dup" xmlUrl="https://A.example:443/feed#x"/>
+    <outline text="gopher" xmlUrl="gopher://old.example/"/>
+    <outline text="Multi
+line	title" xmlUrl="https://d.example/rss"></outline>
+  </body>
+</opml>"#;
+
+    #[test]
+    fn nested_outlines_become_sources() {
+        let imp = import(OPML).unwrap();
+        let names: Vec<&str> = imp.sources.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "Rust & \"friends\"",
+                "Same Name",
+                "Same Name (2)",
+                "c.example",
+                "Multi line title"
+            ]
+        );
+        let rust = &imp.sources[0];
+        assert_eq!(rust.url, "https://blog.rust-lang.org/");
+        assert_eq!(rust.feed.as_deref(), Some("https://blog.rust-lang.org/feed.xml"));
+        assert_eq!(rust.tags, ["Tech"]);
+        assert_eq!(imp.sources[1].tags, ["Tech", "Deeper", "News", "World", "Misc"]);
+        // A non-http htmlUrl falls back to the feed.
+        assert_eq!(imp.sources[2].url, "https://b.example/feed");
+        assert_eq!(imp.warnings.len(), 3, "{:?}", imp.warnings);
+        assert!(imp.warnings.iter().any(|w| w.contains("duplicate feed")));
+        assert!(imp.warnings.iter().any(|w| w.contains("gopher")));
+    }
+
+    #[test]
+    fn import_then_load_round_trips() {
+        let imp = import(OPML).unwrap();
+        let text = to_toml(&imp.sources, "imported");
+        let loaded = parse(Path::new("sources.toml"), &text).unwrap();
+        assert_eq!(loaded.sources, imp.sources);
+    }
+
+    #[test]
+    fn refuses_what_is_not_opml() {
+        assert!(import("<rss><channel/></rss>").is_err());
+        let e = import("<opml><body><outline text=\"x\" xmlUrl=\"https://a/\"></body></opml>");
+        assert!(e.is_err(), "mismatched tags are an error");
+    }
+}

@@ -1,0 +1,537 @@
+//! `sources.toml`: the list of sources a digest is made from.
+//!
+//! ```toml
+//! [settings]                  # optional; every key optional
+//! format = "markdown"         # or "json"
+//! output = "digest.md"        # relative to this file's directory
+//! state_dir = "state"         # relative to this file's directory
+//! operator_base = "https://wal.sh"
+//! timeout_secs = 30           # whole-request timeout, 1..=600
+//!
+//! [[source]]
+//! name = "Rust Blog"          # unique
+//! url = "https://blog.rust-lang.org/"
+//! feed = "https://blog.rust-lang.org/feed.xml"   # optional
+//! tags = ["rust", "lang"]     # optional
+//! ```
+//!
+//! Every error names the file, line and column. A file with any error is
+//! refused whole: nothing is fetched.
+
+use serde::Deserialize;
+use std::collections::HashMap;
+use std::fmt;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use toml::Spanned;
+
+/// One `[[source]]` table, validated.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Source {
+    /// Unique name, used as the digest section heading.
+    pub name: String,
+    /// The source's page (fetched as markdown if no feed works, R9).
+    pub url: String,
+    /// A declared feed, tried first (R9).
+    pub feed: Option<String>,
+    /// Free-form labels, carried into the JSON digest.
+    pub tags: Vec<String>,
+}
+
+impl Source {
+    /// The URL that identifies the source for duplicate detection: its
+    /// feed when it declares one, else its page.
+    pub fn identity(&self) -> &str {
+        self.feed.as_deref().unwrap_or(&self.url)
+    }
+}
+
+/// Output format of the digest.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum Format {
+    /// Markdown, ready to paste into notes.
+    #[default]
+    Markdown,
+    /// JSON, schema `wr-feeds-digest/v1` (see README).
+    Json,
+}
+
+/// The optional `[settings]` table, validated; paths are resolved against
+/// the directory holding the file.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Settings {
+    /// Default `--format`.
+    pub format: Option<Format>,
+    /// Default `--output`.
+    pub output: Option<PathBuf>,
+    /// Default `--state-dir`.
+    pub state_dir: Option<PathBuf>,
+    /// Operator base URL (the `WR_OPERATOR_BASE` environment variable wins).
+    pub operator_base: Option<String>,
+    /// Whole-request timeout in seconds.
+    pub timeout_secs: Option<u64>,
+}
+
+/// A loaded `sources.toml`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SourcesFile {
+    /// Global settings.
+    pub settings: Settings,
+    /// Sources in file order.
+    pub sources: Vec<Source>,
+}
+
+/// An error located in a file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LoadError {
+    /// The file as the user named it.
+    pub file: PathBuf,
+    /// 1-based line, when known.
+    pub line: usize,
+    /// 1-based column (in characters), when known.
+    pub column: usize,
+    /// What is wrong.
+    pub message: String,
+    /// The offending line of the file, for context.
+    pub snippet: Option<String>,
+}
+
+impl fmt::Display for LoadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}:{}:{}: {}",
+            self.file.display(),
+            self.line,
+            self.column,
+            self.message
+        )?;
+        if let Some(s) = &self.snippet {
+            let width = self.line.to_string().len();
+            write!(
+                f,
+                "\n{:width$} |\n{} | {}\n{:width$} | {:>col$}",
+                "",
+                self.line,
+                s,
+                "",
+                "^",
+                col = self.column
+            )?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for LoadError {}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawFile {
+    settings: Option<Spanned<RawSettings>>,
+    #[serde(default)]
+    source: Vec<Spanned<RawSource>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawSettings {
+    format: Option<Spanned<String>>,
+    output: Option<Spanned<String>>,
+    state_dir: Option<Spanned<String>>,
+    operator_base: Option<Spanned<String>>,
+    timeout_secs: Option<Spanned<i64>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawSource {
+    name: Spanned<String>,
+    url: Spanned<String>,
+    feed: Option<Spanned<String>>,
+    tags: Option<Vec<Spanned<String>>>,
+}
+
+/// Line and column (1-based, column in characters) of byte `offset`.
+pub fn line_col(text: &str, offset: usize) -> (usize, usize) {
+    let mut offset = offset.min(text.len());
+    while !text.is_char_boundary(offset) {
+        offset -= 1;
+    }
+    let before = &text[..offset];
+    let line = before.matches('\n').count() + 1;
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    let column = text[line_start..offset].chars().count() + 1;
+    (line, column)
+}
+
+struct Ctx<'a> {
+    file: &'a Path,
+    text: &'a str,
+}
+
+impl Ctx<'_> {
+    fn err(&self, span: Option<Range<usize>>, message: impl Into<String>) -> LoadError {
+        let (line, column) = span.map_or((1, 1), |s| line_col(self.text, s.start));
+        let snippet = self
+            .text
+            .lines()
+            .nth(line - 1)
+            .map(|l| l.trim_end_matches('\r').to_string());
+        LoadError {
+            file: self.file.to_path_buf(),
+            line,
+            column,
+            message: message.into(),
+            snippet,
+        }
+    }
+}
+
+/// Validates an absolute http(s) URL as a user wrote it; returns the
+/// trimmed string.
+pub fn check_url(raw: &str) -> Result<String, String> {
+    let s = raw.trim();
+    if s.is_empty() {
+        return Err("empty URL".into());
+    }
+    let parsed = url::Url::parse(s).map_err(|e| format!("bad URL `{s}`: {e}"))?;
+    if parsed.scheme() != "http" && parsed.scheme() != "https" {
+        return Err(format!(
+            "unsupported scheme `{}` in `{s}`: only http and https URLs can be fetched",
+            parsed.scheme()
+        ));
+    }
+    if parsed.host_str().is_none_or(str::is_empty) {
+        return Err(format!("bad URL `{s}`: no host"));
+    }
+    if !parsed.username().is_empty() || parsed.password().is_some() {
+        return Err(format!(
+            "bad URL `{s}`: credentials in URLs are not supported"
+        ));
+    }
+    wr_core::url::Url::parse(s).map_err(|e| format!("bad URL `{s}`: {e}"))?;
+    Ok(s.to_string())
+}
+
+/// The R7 canonical key of a validated URL (duplicate detection).
+pub fn canonical(url: &str) -> String {
+    wr_core::canonical::canonical_url(url).unwrap_or_else(|_| url.to_string())
+}
+
+/// Reads and validates `path`.
+pub fn load(path: &Path) -> Result<SourcesFile, LoadError> {
+    let text = std::fs::read_to_string(path).map_err(|e| LoadError {
+        file: path.to_path_buf(),
+        line: 1,
+        column: 1,
+        message: format!("cannot read: {e}"),
+        snippet: None,
+    })?;
+    parse(path, &text)
+}
+
+/// Validates the text of a sources file; `path` is used in messages and to
+/// resolve relative paths in `[settings]`.
+pub fn parse(path: &Path, text: &str) -> Result<SourcesFile, LoadError> {
+    let cx = Ctx { file: path, text };
+    let raw: RawFile = toml::from_str(text).map_err(|e| {
+        let msg = e.message().trim_end().to_string();
+        let msg = msg.replace("`source`", "`[[source]]`");
+        cx.err(e.span(), msg)
+    })?;
+    let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
+    let resolve = |p: &str| {
+        let p = PathBuf::from(p);
+        if p.is_absolute() {
+            p
+        } else {
+            base.join(p)
+        }
+    };
+    let mut settings = Settings::default();
+    if let Some(s) = raw.settings {
+        let s = s.into_inner();
+        if let Some(f) = s.format {
+            settings.format = Some(match f.get_ref().as_str() {
+                "markdown" | "md" => Format::Markdown,
+                "json" => Format::Json,
+                other => {
+                    return Err(cx.err(
+                        Some(f.span()),
+                        format!("unknown format `{other}`, expected `markdown` or `json`"),
+                    ))
+                }
+            });
+        }
+        for (field, slot) in [
+            (s.output, &mut settings.output),
+            (s.state_dir, &mut settings.state_dir),
+        ] {
+            if let Some(v) = field {
+                if v.get_ref().trim().is_empty() {
+                    return Err(cx.err(Some(v.span()), "empty path"));
+                }
+                *slot = Some(resolve(v.get_ref()));
+            }
+        }
+        if let Some(b) = s.operator_base {
+            let u = check_url(b.get_ref()).map_err(|m| cx.err(Some(b.span()), m))?;
+            settings.operator_base = Some(u.trim_end_matches('/').to_string());
+        }
+        if let Some(t) = s.timeout_secs {
+            let v = *t.get_ref();
+            if !(1..=600).contains(&v) {
+                return Err(cx.err(
+                    Some(t.span()),
+                    format!("timeout_secs must be between 1 and 600, not {v}"),
+                ));
+            }
+            settings.timeout_secs = Some(v as u64);
+        }
+    }
+    if raw.source.is_empty() {
+        return Err(cx.err(
+            None,
+            "no sources: add at least one [[source]] table with `name` and `url`",
+        ));
+    }
+    let mut sources = Vec::with_capacity(raw.source.len());
+    let mut names: HashMap<String, usize> = HashMap::new();
+    let mut ids: HashMap<String, (usize, String)> = HashMap::new();
+    for (i, s) in raw.source.into_iter().enumerate() {
+        let table_span = s.span();
+        let s = s.into_inner();
+        let name = s.name.get_ref().trim().to_string();
+        if name.is_empty() {
+            return Err(cx.err(Some(s.name.span()), "empty source name"));
+        }
+        if name.chars().any(char::is_control) {
+            return Err(cx.err(
+                Some(s.name.span()),
+                "a source name cannot contain control characters or line breaks",
+            ));
+        }
+        let (nl, _) = line_col(text, table_span.start);
+        if let Some(prev) = names.insert(name.to_lowercase(), nl) {
+            return Err(cx.err(
+                Some(s.name.span()),
+                format!("duplicate source name `{name}` (first used on line {prev})"),
+            ));
+        }
+        let url = check_url(s.url.get_ref()).map_err(|m| cx.err(Some(s.url.span()), m))?;
+        let feed = match &s.feed {
+            Some(f) => Some(check_url(f.get_ref()).map_err(|m| cx.err(Some(f.span()), m))?),
+            None => None,
+        };
+        let mut tags = Vec::new();
+        for t in s.tags.unwrap_or_default() {
+            let v = t.get_ref().trim();
+            if v.is_empty() || v.chars().any(char::is_control) {
+                return Err(cx.err(
+                    Some(t.span()),
+                    "a tag must be non-empty and on one line",
+                ));
+            }
+            if !tags.iter().any(|x: &String| x == v) {
+                tags.push(v.to_string());
+            }
+        }
+        let src = Source {
+            name: name.clone(),
+            url,
+            feed,
+            tags,
+        };
+        let id_span = s.feed.as_ref().map_or(s.url.span(), |f| f.span());
+        let key = canonical(src.identity());
+        if let Some((prev_line, prev_name)) = ids.get(&key) {
+            let what = if src.feed.is_some() { "feed" } else { "URL" };
+            return Err(cx.err(
+                Some(id_span),
+                format!(
+                    "duplicate {what} `{}`: source `{prev_name}` (line {prev_line}) already fetches it",
+                    src.identity()
+                ),
+            ));
+        }
+        ids.insert(key, (nl, name));
+        let _ = i;
+        sources.push(src);
+    }
+    Ok(SourcesFile { settings, sources })
+}
+
+/// Writes `s` as a TOML basic string (quoted and escaped).
+pub fn toml_string(s: &str) -> String {
+    toml::Value::String(s.to_string()).to_string()
+}
+
+/// Serialises sources (and no settings) as a `sources.toml` that [`parse`]
+/// accepts.
+pub fn to_toml(sources: &[Source], header: &str) -> String {
+    let mut out = String::new();
+    for line in header.lines() {
+        out.push_str("# ");
+        out.push_str(line);
+        out.push('\n');
+    }
+    for s in sources {
+        out.push_str("\n[[source]]\n");
+        out.push_str(&format!("name = {}\n", toml_string(&s.name)));
+        out.push_str(&format!("url = {}\n", toml_string(&s.url)));
+        if let Some(f) = &s.feed {
+            out.push_str(&format!("feed = {}\n", toml_string(f)));
+        }
+        if !s.tags.is_empty() {
+            let tags: Vec<String> = s.tags.iter().map(|t| toml_string(t)).collect();
+            out.push_str(&format!("tags = [{}]\n", tags.join(", ")));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn p(text: &str) -> Result<SourcesFile, LoadError> {
+        parse(Path::new("dir/sources.toml"), text)
+    }
+
+    fn at(text: &str) -> (usize, usize, String) {
+        let e = p(text).expect_err("should be refused");
+        (e.line, e.column, e.message)
+    }
+
+    #[test]
+    fn loads_sources_and_settings() {
+        let f = p(r#"
+[settings]
+format = "json"
+output = "out/digest.json"
+state_dir = "/var/lib/wr"
+operator_base = "https://mirror.example/"
+timeout_secs = 20
+
+[[source]]
+name = "A"
+url = "https://a.example/"
+feed = "https://a.example/feed.xml"
+tags = ["x", "y", "x"]
+
+[[source]]
+name = "B"
+url = "http://b.example/blog"
+"#)
+        .unwrap();
+        assert_eq!(f.settings.format, Some(Format::Json));
+        assert_eq!(
+            f.settings.output,
+            Some(PathBuf::from("dir/out/digest.json"))
+        );
+        assert_eq!(f.settings.state_dir, Some(PathBuf::from("/var/lib/wr")));
+        assert_eq!(
+            f.settings.operator_base.as_deref(),
+            Some("https://mirror.example")
+        );
+        assert_eq!(f.settings.timeout_secs, Some(20));
+        assert_eq!(f.sources.len(), 2);
+        assert_eq!(f.sources[0].tags, vec!["x", "y"]);
+        assert_eq!(f.sources[1].feed, None);
+    }
+
+    #[test]
+    fn syntax_error_has_line_and_column() {
+        let (l, c, m) = at("[[source]]\nname = \"A\"\nurl = https://a/\n");
+        assert_eq!((l, c), (3, 7), "{m}");
+    }
+
+    #[test]
+    fn unknown_key_is_located() {
+        let (l, c, m) = at("[[source]]\nname = \"A\"\nurl = \"https://a.example/\"\nfed = \"x\"\n");
+        assert_eq!((l, c), (4, 1), "{m}");
+        assert!(m.contains("unknown field `fed`"), "{m}");
+        let (l, _, m) = at("[setings]\nformat = \"json\"\n");
+        assert_eq!(l, 1, "{m}");
+        assert!(m.contains("setings"), "{m}");
+    }
+
+    #[test]
+    fn missing_field_is_located_at_its_table() {
+        let (l, _, m) = at("[[source]]\nname = \"A\"\nurl = \"https://a.example/\"\n\n[[source]]\nname = \"B\"\n");
+        assert!(m.contains("missing field `url`"), "{m}");
+        assert!(l >= 5, "line {l}: {m}");
+    }
+
+    #[test]
+    fn bad_and_non_http_urls() {
+        let (l, c, m) = at("[[source]]\nname = \"A\"\nurl = \"ftp://a.example/\"\n");
+        assert_eq!((l, c), (3, 7));
+        assert!(m.contains("unsupported scheme `ftp`"), "{m}");
+        let (l, _, m) = at("[[source]]\nname = \"A\"\nurl = \"https://a.example/\"\nfeed = \"not a url\"\n");
+        assert_eq!(l, 4);
+        assert!(m.contains("bad URL"), "{m}");
+        let (_, _, m) = at("[[source]]\nname = \"A\"\nurl = \"file:///etc/passwd\"\n");
+        assert!(m.contains("unsupported scheme `file`"), "{m}");
+    }
+
+    #[test]
+    fn duplicates_are_refused() {
+        let (l, c, m) = at("[[source]]\nname = \"A\"\nurl = \"https://a.example/\"\n[[source]]\nname = \"a\"\nurl = \"https://b.example/\"\n");
+        assert_eq!((l, c), (5, 8));
+        assert!(m.contains("duplicate source name"), "{m}");
+        // Same page, different spelling: canonical comparison (R7 key).
+        let (l, _, m) = at("[[source]]\nname = \"A\"\nurl = \"https://A.example:443/x/\"\n[[source]]\nname = \"B\"\nurl = \"https://a.example/x#frag\"\n");
+        assert_eq!(l, 6);
+        assert!(m.contains("duplicate URL"), "{m}");
+        // Two feeds of one site are two sources.
+        p("[[source]]\nname = \"A\"\nurl = \"https://a.example/\"\nfeed = \"https://a.example/posts.xml\"\n[[source]]\nname = \"B\"\nurl = \"https://a.example/\"\nfeed = \"https://a.example/comments.xml\"\n").unwrap();
+    }
+
+    #[test]
+    fn empty_file_and_bad_settings() {
+        let (l, c, m) = at("");
+        assert_eq!((l, c), (1, 1));
+        assert!(m.contains("no sources"), "{m}");
+        let (l, c, m) = at("[settings]\nformat = \"html\"\n[[source]]\nname = \"A\"\nurl = \"https://a/\"\n");
+        assert_eq!((l, c), (2, 10), "{m}");
+        let (l, _, m) = at("[settings]\ntimeout_secs = 0\n[[source]]\nname = \"A\"\nurl = \"https://a/\"\n");
+        assert_eq!(l, 2, "{m}");
+    }
+
+    #[test]
+    fn display_names_file_line_and_column() {
+        let e = p("[[source]]\nname = \"A\"\nurl = \"gopher://x/\"\n").unwrap_err();
+        let s = e.to_string();
+        assert!(s.starts_with("dir/sources.toml:3:7: "), "{s}");
+        assert!(s.contains("url = \"gopher://x/\""), "{s}");
+    }
+
+    #[test]
+    fn to_toml_round_trips_awkward_strings() {
+        let sources = vec![
+            Source {
+                name: "Quotes \" and \\ backslash 'single' \u{e9}\u{1F600}".into(),
+                url: "https://a.example/path?q=\"x\"".into(),
+                feed: Some("https://a.example/feed.xml".into()),
+                tags: vec!["a\"b".into(), "c d".into()],
+            },
+            Source {
+                name: "[[source]]\tname".replace('\t', " "),
+                url: "https://b.example/".into(),
+                feed: None,
+                tags: vec![],
+            },
+        ];
+        let text = to_toml(&sources, "header\nline two");
+        let back = p(&text).unwrap();
+        assert_eq!(back.sources, sources);
+    }
+
+    #[test]
+    fn line_col_counts_characters() {
+        assert_eq!(line_col("a\nb\u{e9}c", 5), (2, 3));
+        assert_eq!(line_col("abc", 100), (1, 4));
+    }
+}
