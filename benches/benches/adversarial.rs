@@ -93,7 +93,7 @@ fn peers(c: &mut Criterion) {
             // (scale, time) of the calls so far, to predict the next one
             // from the growth seen (at least cubic until two points exist).
             let mut seen: Vec<(f64, Duration)> = Vec::new();
-            let mut last: Option<(Adversarial, Duration, bool, f64)> = None;
+            let mut last_ok: Option<(Adversarial, Duration, f64)> = None;
             for &s in &SCALES {
                 if let Some(&(ps, pt)) = seen.last() {
                     let exp = match seen.len() {
@@ -131,15 +131,15 @@ fn peers(c: &mut Criterion) {
                     t.as_secs_f64() * 1e3
                 ));
                 seen.push((s, t));
-                last = Some((a, t, ok, s));
                 if !ok {
+                    // Measure the largest size it still accepted.
                     break;
                 }
+                last_ok = Some((a, t, s));
             }
-            let (a, t, ok, scale) = last.unwrap();
-            if !ok {
+            let Some((a, t, scale)) = last_ok else {
                 continue;
-            }
+            };
             if t > CRITERION_BELOW {
                 note(&format!(
                     "guard: {} {}: {:.1} ms for one call; not repeated under criterion",
