@@ -1,0 +1,320 @@
+//! The only way bytes leave the process: a ureq 3 agent (rustls with the
+//! bundled Mozilla roots of `webpki-roots`, gzip) behind a [`Http::send`]
+//! that requires a gate [`Permit`].
+//!
+//! * R1: the exact `USER_AGENT` on every request (agent default and an
+//!   explicit header).
+//! * Redirects are never followed by ureq (`max_redirects(0)`): the caller
+//!   resolves each `Location` and runs it through the gate again.
+//! * R13: [`Http::send`] appends `impl`, `sha`, `spec` to operator
+//!   compliance URLs *on the wire only*; the gate and the caller see the
+//!   untagged URL.
+//! * Limits: connect and whole-request timeouts; bodies are read up to a
+//!   limit counted after decompression, either truncated (robots.txt at
+//!   500 KiB) or failing "too large" (feeds, pages).
+//! * `--connect-to`: a custom ureq `Resolver` maps `host1:port1` to
+//!   `host2:port2`; the URI (so Host, SNI and certificate name) is unchanged.
+
+use crate::config::{Config, ConnectTo, Identity};
+use crate::store::Validators;
+use std::fmt;
+use std::io::Read;
+use std::net::ToSocketAddrs;
+use ureq::unversioned::resolver::{DefaultResolver, ResolvedSocketAddrs, Resolver};
+use ureq::unversioned::transport::{DefaultConnector, NextTimeout};
+use wr_core::constants::USER_AGENT;
+use wr_core::gate::{host_key, Permit, Purpose};
+
+/// How much of a body to read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BodyLimit {
+    /// Read at most this many bytes and drop the rest (robots.txt).
+    Truncate(usize),
+    /// More than this many bytes is an error ("too large").
+    Fail(u64),
+}
+
+/// One request's options.
+#[derive(Debug, Clone, Copy)]
+pub struct Request<'a> {
+    /// `Accept`, if any.
+    pub accept: Option<&'a str>,
+    /// Conditional headers to replay (R7).
+    pub validators: Option<&'a Validators>,
+    /// Body limit.
+    pub limit: BodyLimit,
+}
+
+/// A response (any status: the caller decides).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Response {
+    /// HTTP status.
+    pub status: u16,
+    /// `Content-Type`.
+    pub content_type: Option<String>,
+    /// `ETag`.
+    pub etag: Option<String>,
+    /// `Last-Modified`.
+    pub last_modified: Option<String>,
+    /// `Location`.
+    pub location: Option<String>,
+    /// `Retry-After`.
+    pub retry_after: Option<String>,
+    /// Body (possibly truncated, see `truncated`).
+    pub body: Vec<u8>,
+    /// Whether [`BodyLimit::Truncate`] cut the body.
+    pub truncated: bool,
+}
+
+/// Why no response came back.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HttpError {
+    /// Connect, TLS, DNS, timeout, reset: retryable (R5, C5).
+    Transport {
+        /// The URL.
+        url: String,
+        /// Why.
+        reason: String,
+    },
+    /// The body exceeded [`BodyLimit::Fail`].
+    TooLarge {
+        /// The URL.
+        url: String,
+        /// The limit in bytes.
+        limit: u64,
+    },
+    /// The permit does not cover this URL (a bug in the caller).
+    NotPermitted {
+        /// The URL.
+        url: String,
+    },
+}
+
+impl HttpError {
+    /// Whether R5 retries apply.
+    pub fn is_retryable(&self) -> bool {
+        matches!(self, HttpError::Transport { .. })
+    }
+}
+
+impl fmt::Display for HttpError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            HttpError::Transport { url, reason } => write!(f, "{url}: {reason}"),
+            HttpError::TooLarge { url, limit } => {
+                write!(f, "{url}: too large (more than {limit} bytes)")
+            }
+            HttpError::NotPermitted { url } => write!(f, "{url}: no gate permit for this URL"),
+        }
+    }
+}
+
+impl std::error::Error for HttpError {}
+
+#[derive(Debug)]
+struct ConnectToResolver {
+    rules: Vec<ConnectTo>,
+    default: DefaultResolver,
+}
+
+impl Resolver for ConnectToResolver {
+    fn resolve(
+        &self,
+        uri: &ureq::http::Uri,
+        config: &ureq::config::Config,
+        timeout: NextTimeout,
+    ) -> Result<ResolvedSocketAddrs, ureq::Error> {
+        let host = uri.host().unwrap_or_default();
+        let host = host.trim_start_matches('[').trim_end_matches(']');
+        let port = uri.port_u16().unwrap_or(match uri.scheme_str() {
+            Some("https") => 443,
+            _ => 80,
+        });
+        for rule in &self.rules {
+            if let Some((to_host, to_port)) = rule.apply(host, port) {
+                let mut out = self.default.empty();
+                let addrs = (to_host.as_str(), to_port)
+                    .to_socket_addrs()
+                    .map_err(|_| ureq::Error::HostNotFound)?;
+                for a in addrs.take(16) {
+                    out.push(a);
+                }
+                if out.is_empty() {
+                    return Err(ureq::Error::HostNotFound);
+                }
+                return Ok(out);
+            }
+        }
+        self.default.resolve(uri, config, timeout)
+    }
+}
+
+/// The HTTP client.
+#[derive(Debug)]
+pub struct Http {
+    agent: ureq::Agent,
+    identity: Option<Identity>,
+    operator_origin: Option<url::Url>,
+}
+
+impl Http {
+    /// An agent for `config`.
+    pub fn new(config: &Config) -> Result<Http, String> {
+        let mut tls = ureq::tls::TlsConfig::builder().provider(ureq::tls::TlsProvider::Rustls);
+        if let Some(roots) = &config.tls_roots {
+            let certs: Vec<ureq::tls::Certificate<'static>> = roots
+                .iter()
+                .map(|der| ureq::tls::Certificate::from_der(der).to_owned())
+                .collect();
+            tls = tls.root_certs(ureq::tls::RootCerts::new_with_certs(&certs));
+        }
+        let agent_config = ureq::Agent::config_builder()
+            .max_redirects(0)
+            .http_status_as_error(false)
+            .user_agent(USER_AGENT)
+            .timeout_connect(Some(config.timeouts.connect))
+            .timeout_global(Some(config.timeouts.request))
+            .tls_config(tls.build())
+            .build();
+        let resolver = ConnectToResolver {
+            rules: config.connect_to.clone(),
+            default: DefaultResolver::default(),
+        };
+        let agent = ureq::Agent::with_parts(agent_config, DefaultConnector::new(), resolver);
+        let operator_origin = url::Url::parse(&config.operator_base).ok();
+        Ok(Http {
+            agent,
+            identity: config.identity.clone(),
+            operator_origin,
+        })
+    }
+
+    /// Whether `url` is one of the operator's compliance URLs that R13
+    /// tags: on the operator origin, `/robots.txt`, anything under
+    /// `/.well-known/walsh-research/` (blocklist, schema, fixtures) or
+    /// `/research/bots/` (the dogfood canaries and lab pages).
+    pub fn is_compliance_url(&self, url: &str) -> bool {
+        let (Some(op), Ok(u)) = (&self.operator_origin, url::Url::parse(url)) else {
+            return false;
+        };
+        let same_origin = u.scheme() == op.scheme()
+            && u.host_str().map(str::to_ascii_lowercase) == op.host_str().map(str::to_ascii_lowercase)
+            && u.port_or_known_default() == op.port_or_known_default();
+        let path = u.path();
+        same_origin
+            && (path == "/robots.txt"
+                || path.starts_with("/.well-known/walsh-research/")
+                || path.starts_with("/research/bots/"))
+    }
+
+    /// The URL as transmitted: R13 tags appended to compliance URLs.
+    pub fn wire_url(&self, url: &str) -> String {
+        match &self.identity {
+            Some(id) if self.is_compliance_url(url) => match url::Url::parse(url) {
+                Ok(mut u) => {
+                    u.set_fragment(None);
+                    u.query_pairs_mut()
+                        .append_pair("impl", &id.implementation)
+                        .append_pair("sha", &id.sha)
+                        .append_pair("spec", &id.spec);
+                    u.to_string()
+                }
+                Err(_) => url.to_string(),
+            },
+            _ => url.to_string(),
+        }
+    }
+
+    /// Sends one GET for `url` under `permit`. Target and operator permits
+    /// cover exactly their URL; a robots.txt permit covers its host (the
+    /// robots.txt URL and its redirect hops on that host).
+    pub fn send(&self, permit: &Permit, url: &str, req: &Request<'_>) -> Result<Response, HttpError> {
+        let covered = match permit.purpose() {
+            Purpose::Target | Purpose::Operator => permit.url() == url,
+            Purpose::Robots => wr_core::url::Url::parse(url)
+                .map(|u| host_key(&u) == permit.host())
+                .unwrap_or(false),
+        };
+        if !covered {
+            return Err(HttpError::NotPermitted {
+                url: url.to_string(),
+            });
+        }
+        let wire = self.wire_url(url);
+        let transport = |e: ureq::Error| HttpError::Transport {
+            url: url.to_string(),
+            reason: describe(&e),
+        };
+        let mut builder = self.agent.get(&wire).header("User-Agent", USER_AGENT);
+        if let Some(a) = req.accept {
+            builder = builder.header("Accept", a);
+        }
+        if let Some(v) = req.validators {
+            if let Some(etag) = &v.etag {
+                builder = builder.header("If-None-Match", etag);
+            }
+            if let Some(lm) = &v.last_modified {
+                builder = builder.header("If-Modified-Since", lm);
+            }
+        }
+        let mut resp = builder.call().map_err(transport)?;
+        let header = |name: &str| {
+            resp.headers()
+                .get(name)
+                .and_then(|v| v.to_str().ok())
+                .map(|s| s.trim().to_string())
+        };
+        let status = resp.status().as_u16();
+        let content_type = header("content-type");
+        let etag = header("etag");
+        let last_modified = header("last-modified");
+        let location = header("location");
+        let retry_after = header("retry-after");
+        let cap = match req.limit {
+            BodyLimit::Truncate(n) => n as u64,
+            BodyLimit::Fail(n) => n,
+        };
+        let mut body = Vec::new();
+        let mut reader = resp.body_mut().as_reader().take(cap.saturating_add(1));
+        reader
+            .read_to_end(&mut body)
+            .map_err(|e| HttpError::Transport {
+                url: url.to_string(),
+                reason: format!("reading the body: {e}"),
+            })?;
+        let mut truncated = false;
+        if body.len() as u64 > cap {
+            match req.limit {
+                BodyLimit::Truncate(n) => {
+                    body.truncate(n);
+                    truncated = true;
+                }
+                BodyLimit::Fail(limit) => {
+                    return Err(HttpError::TooLarge {
+                        url: url.to_string(),
+                        limit,
+                    })
+                }
+            }
+        }
+        Ok(Response {
+            status,
+            content_type,
+            etag,
+            last_modified,
+            location,
+            retry_after,
+            body,
+            truncated,
+        })
+    }
+}
+
+fn describe(e: &ureq::Error) -> String {
+    match e {
+        ureq::Error::Timeout(t) => format!("timed out ({t})"),
+        ureq::Error::HostNotFound => "host not found".to_string(),
+        ureq::Error::ConnectionFailed => "connection failed".to_string(),
+        other => other.to_string(),
+    }
+}

@@ -1,0 +1,1306 @@
+//! The pipeline: sources through R9, every request through the gate.
+//!
+//! Each source is a sequential *job* (robots.txt, target, redirect hops,
+//! retries, R9 fallbacks); jobs are interleaved by [`crate::schedule`] so a
+//! request to a ready host goes while another host must wait. Requests are
+//! strictly serial (one thread, one request at a time: R4).
+//!
+//! Decisions where the spec is silent (collected for docs/conformance.md):
+//!
+//! * **R12: block-on-refresh.** A stale blocklist is refreshed before the
+//!   next gated request, synchronously (sleeping for the operator host's
+//!   slot if needed). A stale robots.txt is refreshed before the next
+//!   request to its origin (the gate answers `NeedRobots`).
+//! * **Blocklist and robots.txt are not retried within a run.** A failed
+//!   blocklist refresh keeps the last list (R3b) and is retried 15 minutes
+//!   later; a failed robots.txt (5xx, 429, timeout, too many redirects)
+//!   uses the cached copy or defers the host for this run (9.1.1). Only
+//!   targets get R5 retries (429, 500, 502, 503, 504 and transport errors).
+//! * **R4 spacing is measured conservatively:** the slot is taken (and
+//!   persisted) when the request starts and the host's last-request instant
+//!   is moved to when the response ends, so the next request to that host
+//!   starts at least max(1 s, Crawl-delay) after the previous one finished.
+//! * **robots.txt redirects:** up to 5 hops, each admitted with
+//!   `admit_robots` (R3 + R4 for the hop's host); a sixth hop or a hop to a
+//!   blocked host counts as "unreachable" (cached copy or defer), the
+//!   conservative reading of RFC 9309 2.3.1.2.
+//! * **A declared feed is the only path for that source**: if it fails the
+//!   source fails (no silent switch to the page). A page denied by R2/R3
+//!   ends the source (no llms.txt attempt); an llms.txt denied by robots.txt
+//!   leaves the source out.
+//! * **Page answers**: markdown Content-Type -> markdown; a feed
+//!   Content-Type -> parsed as a feed; anything else (HTML, text/plain, no
+//!   type) -> llms.txt. A page 4xx/5xx (after retries) fails the source.
+//! * **R7**: validators are stored per (URL, Accept) for the URL that
+//!   answered (each redirect hop looks up its own), with the representation
+//!   they belong to, so a 304 on a page known to be HTML goes on to
+//!   llms.txt. Items are kept per source keyed by canonical URL with
+//!   `first_seen`; "new" means first seen for that source.
+//! * **R8**: `last_run` is recorded for every finished source except
+//!   deferred ones (so a deferred source is tried again next run).
+
+use crate::blocklist_doc;
+use crate::clock::{Clock, Jitter};
+use crate::config::Config;
+use crate::extract::{self, content_kind, ContentKind, Item};
+use crate::http::{BodyLimit, Http, HttpError, Request, Response};
+use crate::report::{
+    BlocklistState, CheckReport, Event, FetchError, Fetched, Method, Progress, RunReport,
+    SourceReport, SourceStatus,
+};
+use crate::schedule::{Next, Schedule};
+use crate::store::{BlocklistRow, HostRow, RobotsRow, Store, StoreError, Validators};
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+use wr_core::backoff::{is_retryable_status, Backoff, BackoffStep};
+use wr_core::blocklist::{BlockedDomain, Blocklist};
+use wr_core::constants::{
+    BLOCKLIST_PATH, BLOCKLIST_SCHEMA_PATH, FAILURE_COOLDOWN, ROBOTS_MAX_BYTES, SCHEMA_TTL,
+};
+use wr_core::gate::{host_key, origin_key, Decision, Gate, GateConfig, Permit, WaitReason};
+use wr_core::robots::Policy;
+use wr_core::time::Timestamp;
+use wr_core::url::Url as CoreUrl;
+
+/// R8: a source is not fetched again within this long (without `force`).
+pub const MIN_SOURCE_INTERVAL: Duration = Duration::from_secs(3600);
+/// Redirect hops followed per request (C6).
+pub const MAX_REDIRECTS: u8 = 5;
+/// `Accept` for a declared feed.
+pub const FEED_ACCEPT: &str = "application/atom+xml, application/rss+xml, application/feed+json, application/xml;q=0.9, text/xml;q=0.9, application/json;q=0.8, */*;q=0.1";
+/// `Accept` for a page (R9 content negotiation).
+pub const MARKDOWN_ACCEPT: &str = "text/markdown";
+/// `Accept` for `/llms.txt`.
+pub const LLMS_ACCEPT: &str = "text/markdown, text/plain;q=0.9";
+
+/// One declared source.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Source {
+    /// Unique name (the key of R8's last run and of the items seen).
+    pub name: String,
+    /// The page (R9 second and third choice).
+    pub url: String,
+    /// A declared feed (R9 first choice).
+    pub feed: Option<String>,
+}
+
+/// Per-run switches.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RunOptions {
+    /// Ignore R8's one-hour minimum between two runs of a source.
+    pub force: bool,
+    /// Report every item currently offered, not only the new ones.
+    pub all: bool,
+}
+
+/// Opening the pipeline or running it failed as a whole (per-source
+/// problems are in the [`RunReport`]).
+#[derive(Debug)]
+pub enum PipelineError {
+    /// The state store.
+    Store(StoreError),
+    /// The HTTP client could not be built.
+    Http(String),
+}
+
+impl fmt::Display for PipelineError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PipelineError::Store(e) => e.fmt(f),
+            PipelineError::Http(e) => write!(f, "HTTP client: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for PipelineError {}
+
+impl From<StoreError> for PipelineError {
+    fn from(e: StoreError) -> Self {
+        PipelineError::Store(e)
+    }
+}
+
+/// An owned gate decision.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Verdict {
+    NeedBlocklist,
+    NeedRobots(String),
+    DenyBlocklist { domain: String, reason: String },
+    DenyRobots { rule: String, line: u32 },
+    Deferred { until: Timestamp, reason: String },
+    Wait { until: Timestamp, reason: WaitReason },
+    Invalid(String),
+    Ready,
+}
+
+fn rule_text(kind: &str, pattern: &[u8]) -> String {
+    format!("{kind}: {}", String::from_utf8_lossy(pattern))
+}
+
+fn own(d: Decision<'_>) -> Verdict {
+    match d {
+        Decision::Invalid(e) => Verdict::Invalid(e.to_string()),
+        Decision::DenyBlocklist(b) => Verdict::DenyBlocklist {
+            domain: b.domain.clone(),
+            reason: b.reason.clone(),
+        },
+        Decision::DenyRobots(r) => Verdict::DenyRobots {
+            rule: rule_text(r.kind.as_str(), r.pattern),
+            line: r.line,
+        },
+        Decision::NeedBlocklist => Verdict::NeedBlocklist,
+        Decision::NeedRobots(u) => Verdict::NeedRobots(u),
+        Decision::Deferred { until, reason } => Verdict::Deferred {
+            until,
+            reason: reason.to_string(),
+        },
+        Decision::Wait { until, reason } => Verdict::Wait { until, reason },
+        Decision::Ready => Verdict::Ready,
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum AdmitKind {
+    Target,
+    Robots,
+    Operator,
+}
+
+/// A robots.txt fetch in progress for `target`'s origin.
+#[derive(Debug, Clone)]
+struct RobotsOp {
+    target: String,
+    url: String,
+    hops: u8,
+}
+
+/// A gated GET in progress: redirects, retries and the robots.txt it needs.
+#[derive(Debug, Clone)]
+struct FetchOp {
+    original: String,
+    url: String,
+    accept: Option<&'static str>,
+    conditional: bool,
+    operator: bool,
+    hops: u8,
+    attempt: u32,
+    robots: Option<RobotsOp>,
+}
+
+impl FetchOp {
+    fn new(url: &str, accept: Option<&'static str>) -> FetchOp {
+        FetchOp {
+            original: url.to_string(),
+            url: url.to_string(),
+            accept,
+            conditional: true,
+            operator: false,
+            hops: 0,
+            attempt: 0,
+            robots: None,
+        }
+    }
+}
+
+/// How a gated GET ended.
+#[derive(Debug, Clone)]
+enum FetchEnd {
+    /// A final response (2xx, 304, or a non-retryable status).
+    Response {
+        resp: Response,
+        final_url: String,
+        sent: Option<Validators>,
+    },
+    Error(FetchError),
+}
+
+enum Step<T> {
+    Again(Timestamp),
+    Done(T),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stage {
+    Feed,
+    Page,
+    LlmsTxt,
+}
+
+struct Job {
+    index: usize,
+    source: Source,
+    stage: Stage,
+    op: Option<FetchOp>,
+}
+
+/// The pipeline: a gate, the state store, an HTTP client and a clock.
+pub struct Pipeline {
+    config: Config,
+    gate: Gate,
+    store: Store,
+    http: Http,
+    clock: Arc<dyn Clock>,
+    jitter: Jitter,
+    backoff: Backoff,
+    blocklist_state: BlocklistState,
+    notices: Vec<String>,
+    requests: u32,
+}
+
+impl fmt::Debug for Pipeline {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Pipeline")
+            .field("config", &self.config)
+            .field("store", &self.store)
+            .finish_non_exhaustive()
+    }
+}
+
+fn blocklist_from_row(row: &BlocklistRow) -> Option<Blocklist> {
+    #[derive(Deserialize)]
+    struct E {
+        domain: String,
+        added: String,
+        reason: String,
+    }
+    let entries: Vec<E> = serde_json::from_str(&row.entries_json).ok()?;
+    let refresh = format!("PT{}S", (row.refresh_ms / 1000).max(1));
+    Blocklist::new(
+        &row.contract,
+        Some(&refresh),
+        entries
+            .into_iter()
+            .map(|e| BlockedDomain::new(&e.domain, &e.added, &e.reason)),
+    )
+    .ok()
+    .map(|l| l.with_updated(&row.updated))
+}
+
+fn blocklist_to_row(list: &Blocklist, at: Timestamp) -> BlocklistRow {
+    let entries: Vec<serde_json::Value> = list
+        .entries()
+        .iter()
+        .map(|e| serde_json::json!({"domain": e.domain, "added": e.added, "reason": e.reason}))
+        .collect();
+    BlocklistRow {
+        contract: list.contract().to_string(),
+        refresh_ms: u64::try_from(list.refresh().as_millis()).unwrap_or(u64::MAX),
+        updated: list.updated().to_string(),
+        entries_json: serde_json::Value::Array(entries).to_string(),
+        fetched_at: at,
+    }
+}
+
+fn origin_base(url: &str) -> Option<String> {
+    let u = CoreUrl::parse(url).ok()?;
+    let host = u.host.trim_end_matches('.').to_ascii_lowercase();
+    Some(match u.non_default_port() {
+        Some(p) => format!("{}://{host}:{p}", u.scheme.to_ascii_lowercase()),
+        None => format!("{}://{host}", u.scheme.to_ascii_lowercase()),
+    })
+}
+
+impl Pipeline {
+    /// Opens the state store in `config.state_dir` and restores the gate's
+    /// knowledge from it (blocklist, robots.txt cache, per-host schedule).
+    pub fn open(config: Config) -> Result<Pipeline, PipelineError> {
+        let store = Store::open(&config.state_dir)?;
+        let http = Http::new(&config).map_err(PipelineError::Http)?;
+        let clock = config.clock.clone();
+        let now = clock.now();
+        let mut gate = Gate::new(GateConfig::default());
+        let mut blocklist_state = BlocklistState::Unknown;
+        if let Some(row) = store.blocklist()? {
+            if let Some(list) = blocklist_from_row(&row) {
+                blocklist_state = BlocklistState::Cached {
+                    entries: list.len(),
+                };
+                gate.blocklist_adopted(list, row.fetched_at);
+            }
+        }
+        for row in store.robots_all()? {
+            let base = format!("{}/", row.origin);
+            let Ok(u) = CoreUrl::parse(&base) else { continue };
+            if (200..300).contains(&row.status) {
+                gate.robots_fetched(&u, &row.body, row.fetched_at);
+            } else {
+                gate.set_robots(&u, Policy::allow_all(), row.fetched_at);
+            }
+        }
+        for (host, row) in store.hosts()? {
+            apply_host_row(&mut gate, &host, row, now);
+        }
+        let seed = config.rng_seed.unwrap_or(now.0 ^ 0x5DEE_CE66_D1CE_4E5B);
+        Ok(Pipeline {
+            jitter: Jitter::new(seed),
+            backoff: Backoff::default(),
+            config,
+            gate,
+            store,
+            http,
+            clock,
+            blocklist_state,
+            notices: Vec::new(),
+            requests: 0,
+        })
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// The gate (read-only), e.g. to show the blocklist in force.
+    pub fn gate(&self) -> &Gate {
+        &self.gate
+    }
+
+    /// The state store (read-only access for reports).
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
+    /// Where the blocklist in force came from.
+    pub fn blocklist_state(&self) -> &BlocklistState {
+        &self.blocklist_state
+    }
+
+    /// Notices collected since the last run started.
+    pub fn notices(&self) -> &[String] {
+        &self.notices
+    }
+
+    fn notice(&mut self, progress: &mut dyn Progress, msg: String) {
+        progress.event(Event::Notice(&msg));
+        self.notices.push(msg);
+    }
+
+    // ---- admission (R4a) --------------------------------------------------
+
+    /// Runs the gate for `url` inside the store's `BEGIN IMMEDIATE`
+    /// transaction, after merging the host's persisted schedule (another
+    /// process may have used the host), and persists the slot.
+    fn admit(&mut self, kind: AdmitKind, url: &str) -> Result<Result<Permit, Verdict>, StoreError> {
+        let host = match CoreUrl::parse(url) {
+            Ok(u) => host_key(&u),
+            Err(e) => return Ok(Err(Verdict::Invalid(e.to_string()))),
+        };
+        let gate = &mut self.gate;
+        let clock = &self.clock;
+        self.store.reserve(&host, |row: HostRow| {
+            let now = clock.now();
+            apply_host_row(gate, &host, row, now);
+            let r = match kind {
+                AdmitKind::Target => gate.admit(url, now),
+                AdmitKind::Robots => gate.admit_robots(url, now),
+                AdmitKind::Operator => gate.admit_operator(url, now),
+            };
+            match r {
+                Ok(p) => {
+                    let at = p.at();
+                    Ok((p, at))
+                }
+                Err(d) => Err(own(d)),
+            }
+        })
+    }
+
+    /// Sends under `permit`, counting it, and moves the host's last request
+    /// to the end of the exchange (conservative R4 spacing).
+    fn send(
+        &mut self,
+        permit: &Permit,
+        url: &str,
+        req: &Request<'_>,
+        progress: &mut dyn Progress,
+    ) -> Result<Result<Response, HttpError>, StoreError> {
+        progress.event(Event::Request { url });
+        self.requests += 1;
+        let r = self.http.send(permit, url, req);
+        let end = self.clock.now();
+        self.gate.observe_request(permit.host(), end);
+        self.store.reserve(permit.host(), |_| Ok::<_, ()>(((), end)))?.ok();
+        progress.event(Event::Response {
+            url,
+            status: r.as_ref().map(|r| r.status).unwrap_or(0),
+        });
+        Ok(r)
+    }
+
+    fn hold(&mut self, host: &str, until: Timestamp, cooldown: bool) -> Result<(), StoreError> {
+        let reason = if cooldown {
+            WaitReason::Cooldown
+        } else {
+            WaitReason::Backoff
+        };
+        self.gate.hold_host(host, until, reason);
+        self.store.hold(host, until, cooldown)
+    }
+
+    fn max_wait_end(&self) -> Timestamp {
+        self.clock.now().saturating_add(self.config.max_wait)
+    }
+
+    // ---- blocklist (R3, R3b, R3c, R10, R12) ------------------------------
+
+    fn operator_url(&self, path: &str) -> String {
+        format!("{}{}", self.config.operator_base, path)
+    }
+
+    /// Waits for the operator host's slot (block-on-refresh) and sends.
+    fn operator_get(
+        &mut self,
+        url: &str,
+        accept: &'static str,
+        validators: Option<&Validators>,
+        progress: &mut dyn Progress,
+    ) -> Result<Result<Response, String>, StoreError> {
+        let permit = loop {
+            match self.admit(AdmitKind::Operator, url)? {
+                Ok(p) => break p,
+                Err(Verdict::Wait { until, .. }) => {
+                    let now = self.clock.now();
+                    if until > self.max_wait_end() {
+                        return Ok(Err(format!(
+                            "{url}: the operator host is held for {} s",
+                            now.until(until).as_secs()
+                        )));
+                    }
+                    self.sleep_until(until, progress);
+                }
+                Err(other) => return Ok(Err(format!("{url}: {other:?}"))),
+            }
+        };
+        let req = Request {
+            accept: Some(accept),
+            validators,
+            limit: BodyLimit::Fail(self.config.max_body),
+        };
+        Ok(self.send(&permit, url, &req, progress)?.map_err(|e| e.to_string()))
+    }
+
+    fn sleep_until(&mut self, until: Timestamp, progress: &mut dyn Progress) {
+        let now = self.clock.now();
+        if until > now {
+            let d = now.until(until);
+            progress.event(Event::Waiting { duration: d, until });
+            self.clock.sleep(d);
+        }
+    }
+
+    /// Refreshes the blocklist now (R12 block-on-refresh).
+    fn refresh_blocklist(&mut self, progress: &mut dyn Progress) -> Result<(), StoreError> {
+        let url = self.operator_url(BLOCKLIST_PATH);
+        let cached = self.store.validators(&url, "application/json")?;
+        let had_list = self.store.blocklist()?;
+        let send_validators = cached.filter(|_| had_list.is_some());
+        let outcome = self.operator_get(&url, "application/json", send_validators.as_ref(), progress)?;
+        let now = self.clock.now();
+        let failure = match outcome {
+            Err(e) => Some(e),
+            Ok(resp) if resp.status == 304 => match had_list.as_ref().and_then(blocklist_from_row) {
+                Some(list) => {
+                    let mut row = blocklist_to_row(&list, now);
+                    row.fetched_at = now;
+                    self.store.put_blocklist(&row)?;
+                    self.blocklist_state = BlocklistState::Fresh {
+                        entries: list.len(),
+                    };
+                    self.gate.blocklist_adopted(list, now);
+                    None
+                }
+                None => Some(format!("{url}: 304 without a stored list")),
+            },
+            Ok(resp) if (200..300).contains(&resp.status) => {
+                match self.validate_blocklist(&resp.body, progress)? {
+                    Ok(list) => {
+                        self.store.put_blocklist(&blocklist_to_row(&list, now))?;
+                        let v = Validators {
+                            etag: resp.etag.clone(),
+                            last_modified: resp.last_modified.clone(),
+                            kind: Some("blocklist".into()),
+                        };
+                        self.store.put_validators(&url, "application/json", &v, now)?;
+                        self.blocklist_state = BlocklistState::Fresh {
+                            entries: list.len(),
+                        };
+                        self.gate.blocklist_adopted(list, now);
+                        None
+                    }
+                    Err(e) => Some(format!("{url}: {e}")),
+                }
+            }
+            Ok(resp) => Some(format!("{url}: HTTP {}", resp.status)),
+        };
+        if let Some(reason) = failure {
+            self.gate.blocklist_failed(now);
+            if self.gate.blocklist_is_fallback() {
+                self.blocklist_state = BlocklistState::Fallback {
+                    reason: reason.clone(),
+                };
+                self.notice(
+                    progress,
+                    format!(
+                        "WARNING: the operator blocklist could not be obtained ({reason}) and no \
+                         earlier copy exists: running with an EMPTY blocklist (fail open, R3b); \
+                         opt-outs are not protected"
+                    ),
+                );
+            } else {
+                let entries = self.gate.blocklist().map_or(0, |l| l.len());
+                self.blocklist_state = BlocklistState::Retained {
+                    entries,
+                    reason: reason.clone(),
+                };
+                self.notice(
+                    progress,
+                    format!(
+                        "blocklist refresh failed ({reason}); keeping the last adopted list ({entries} entries, R3b)"
+                    ),
+                );
+            }
+        }
+        Ok(())
+    }
+
+    /// R3c / R10: validates against the inline schema, else the standalone
+    /// schema (cached 7 days, stale copy used and logged on failure).
+    fn validate_blocklist(
+        &mut self,
+        body: &[u8],
+        progress: &mut dyn Progress,
+    ) -> Result<Result<Blocklist, String>, StoreError> {
+        let has_inline = serde_json::from_slice::<serde_json::Value>(body)
+            .map(|v| v.get("schema").is_some())
+            .unwrap_or(true);
+        let fallback = if has_inline {
+            None
+        } else {
+            self.standalone_schema(progress)?
+        };
+        Ok(blocklist_doc::validate(body, fallback.as_ref()).map_err(|e| e.to_string()))
+    }
+
+    fn standalone_schema(
+        &mut self,
+        progress: &mut dyn Progress,
+    ) -> Result<Option<serde_json::Value>, StoreError> {
+        let url = self.operator_url(BLOCKLIST_SCHEMA_PATH);
+        let now = self.clock.now();
+        let cached = self.store.schema(&url)?;
+        if let Some((body, at)) = &cached {
+            if at.saturating_add(SCHEMA_TTL) > now {
+                return Ok(serde_json::from_slice(body).ok());
+            }
+        }
+        let fetched = self.operator_get(&url, "application/schema+json, application/json", None, progress)?;
+        let now = self.clock.now();
+        let failure = match fetched {
+            Ok(resp) if (200..300).contains(&resp.status) => {
+                match serde_json::from_slice::<serde_json::Value>(&resp.body) {
+                    Ok(v) if v.is_object() => {
+                        self.store.put_schema(&url, &resp.body, now)?;
+                        return Ok(Some(v));
+                    }
+                    _ => format!("{url}: not a JSON schema object"),
+                }
+            }
+            Ok(resp) => format!("{url}: HTTP {}", resp.status),
+            Err(e) => e,
+        };
+        match cached {
+            Some((body, _)) => {
+                self.notice(
+                    progress,
+                    format!("schema refresh failed ({failure}); using the stale cached schema (R10)"),
+                );
+                Ok(serde_json::from_slice(&body).ok())
+            }
+            None => {
+                self.notice(
+                    progress,
+                    format!("no blocklist schema available ({failure}); the document cannot be validated (R10)"),
+                );
+                Ok(None)
+            }
+        }
+    }
+
+    // ---- robots.txt (R2) -------------------------------------------------
+
+    fn step_robots(&mut self, r: &mut RobotsOp, progress: &mut dyn Progress) -> Result<Step<Option<FetchError>>, StoreError> {
+        let target = r.target.clone();
+        let unreachable = |me: &mut Pipeline, reason: String, progress: &mut dyn Progress| {
+            let now = me.clock.now();
+            if let Ok(u) = CoreUrl::parse(&target) {
+                if me.gate.robots_unreachable(&u, now, &reason) {
+                    let origin = origin_key(&u);
+                    me.notice(progress, format!("{reason}; using the cached robots.txt of {origin}"));
+                }
+            }
+        };
+        match self.admit(AdmitKind::Robots, &r.url)? {
+            Err(Verdict::NeedBlocklist) => {
+                self.refresh_blocklist(progress)?;
+                Ok(Step::Again(self.clock.now()))
+            }
+            Err(Verdict::Wait { until, reason }) => {
+                if until > self.max_wait_end() {
+                    return Ok(Step::Done(Some(FetchError::Deferred {
+                        url: r.url.clone(),
+                        reason: format!("host held for {} s ({reason:?})", self.clock.now().until(until).as_secs()),
+                    })));
+                }
+                Ok(Step::Again(until))
+            }
+            Err(Verdict::DenyBlocklist { domain, .. }) => {
+                unreachable(self, format!("{}: redirected to a host on the operator blocklist ({domain})", r.url), progress);
+                Ok(Step::Done(None))
+            }
+            Err(other) => {
+                unreachable(self, format!("{}: {other:?}", r.url), progress);
+                Ok(Step::Done(None))
+            }
+            Ok(permit) => {
+                let req = Request {
+                    accept: None,
+                    validators: None,
+                    limit: BodyLimit::Truncate(ROBOTS_MAX_BYTES),
+                };
+                let url = r.url.clone();
+                let resp = self.send(&permit, &url, &req, progress)?;
+                let now = self.clock.now();
+                let Ok(tu) = CoreUrl::parse(&target) else {
+                    return Ok(Step::Done(None));
+                };
+                let origin = origin_key(&tu);
+                match resp {
+                    Err(e) => unreachable(self, e.to_string(), progress),
+                    Ok(resp) if (200..300).contains(&resp.status) => {
+                        self.gate.robots_fetched(&tu, &resp.body, now);
+                        self.store.put_robots(&RobotsRow {
+                            origin,
+                            status: resp.status,
+                            body: resp.body,
+                            fetched_at: now,
+                        })?;
+                    }
+                    Ok(resp) if (300..400).contains(&resp.status) && resp.location.is_some() => {
+                        let next = resp
+                            .location
+                            .as_deref()
+                            .and_then(|l| url::Url::parse(&url).ok()?.join(l).ok())
+                            .filter(|u| matches!(u.scheme(), "http" | "https"));
+                        match next {
+                            Some(n) if r.hops < MAX_REDIRECTS => {
+                                r.hops += 1;
+                                r.url = n.to_string();
+                                return Ok(Step::Again(now));
+                            }
+                            Some(_) => unreachable(self, format!("{url}: more than {MAX_REDIRECTS} redirects"), progress),
+                            None => unreachable(self, format!("{url}: bad redirect Location"), progress),
+                        }
+                    }
+                    Ok(resp) if resp.status == 429 || resp.status >= 500 => {
+                        if let Some(ra) = resp.retry_after.as_deref() {
+                            if let Ok(d) = wr_core::retry_after::parse_retry_after(ra, now) {
+                                self.hold(permit.host(), now.saturating_add(d), false)?;
+                            }
+                        }
+                        unreachable(self, format!("{url}: HTTP {}", resp.status), progress);
+                    }
+                    Ok(resp) if (400..500).contains(&resp.status) => {
+                        self.gate.robots_not_found(&tu, now);
+                        self.store.put_robots(&RobotsRow {
+                            origin,
+                            status: resp.status,
+                            body: Vec::new(),
+                            fetched_at: now,
+                        })?;
+                    }
+                    Ok(resp) => unreachable(self, format!("{url}: HTTP {}", resp.status), progress),
+                }
+                Ok(Step::Done(None))
+            }
+        }
+    }
+
+    // ---- gated fetch (R3 -> R2 -> R4, R5, C6, R7) ----------------------------
+
+    fn step_fetch(&mut self, f: &mut FetchOp, progress: &mut dyn Progress) -> Result<Step<FetchEnd>, StoreError> {
+        if let Some(mut r) = f.robots.take() {
+            return Ok(match self.step_robots(&mut r, progress)? {
+                Step::Again(t) => {
+                    f.robots = Some(r);
+                    Step::Again(t)
+                }
+                Step::Done(Some(err)) => Step::Done(FetchEnd::Error(err)),
+                Step::Done(None) => Step::Again(self.clock.now()),
+            });
+        }
+        let kind = if f.operator {
+            AdmitKind::Operator
+        } else {
+            AdmitKind::Target
+        };
+        let url = f.url.clone();
+        let permit = match self.admit(kind, &url)? {
+            Ok(p) => p,
+            Err(v) => {
+                return Ok(match v {
+                    Verdict::NeedBlocklist => {
+                        self.refresh_blocklist(progress)?;
+                        Step::Again(self.clock.now())
+                    }
+                    Verdict::NeedRobots(robots) => {
+                        f.robots = Some(RobotsOp {
+                            target: url,
+                            url: robots,
+                            hops: 0,
+                        });
+                        Step::Again(self.clock.now())
+                    }
+                    Verdict::DenyBlocklist { domain, .. } => {
+                        Step::Done(FetchEnd::Error(FetchError::DeniedBlocklist { url, domain }))
+                    }
+                    Verdict::DenyRobots { rule, line } => {
+                        Step::Done(FetchEnd::Error(FetchError::DeniedRobots { url, rule, line }))
+                    }
+                    Verdict::Deferred { reason, .. } => Step::Done(FetchEnd::Error(FetchError::Deferred {
+                        url,
+                        reason: format!("robots.txt unreachable ({reason}); host deferred for this run"),
+                    })),
+                    Verdict::Wait { until, reason } => {
+                        if until > self.max_wait_end() {
+                            let secs = self.clock.now().until(until).as_secs();
+                            Step::Done(FetchEnd::Error(FetchError::Deferred {
+                                url,
+                                reason: match reason {
+                                    WaitReason::Cooldown => format!("host cooling down after repeated failures (R5) for another {secs} s"),
+                                    WaitReason::Backoff => format!("host asked us to wait {secs} s (Retry-After, R5)"),
+                                    WaitReason::Throttle => format!("host's Crawl-delay requires waiting {secs} s"),
+                                },
+                            }))
+                        } else {
+                            Step::Again(until)
+                        }
+                    }
+                    Verdict::Invalid(reason) => Step::Done(FetchEnd::Error(FetchError::Invalid { url, reason })),
+                    Verdict::Ready => Step::Again(self.clock.now()),
+                });
+            }
+        };
+        let accept_key = f.accept.unwrap_or("");
+        let validators = if f.conditional {
+            self.store.validators(&url, accept_key)?
+        } else {
+            None
+        };
+        let req = Request {
+            accept: f.accept,
+            validators: validators.as_ref(),
+            limit: BodyLimit::Fail(self.config.max_body),
+        };
+        let result = self.send(&permit, &url, &req, progress)?;
+        let now = self.clock.now();
+        let (retry_after, what) = match result {
+            Err(HttpError::Transport { reason, .. }) => (None, reason),
+            Err(e) => {
+                return Ok(Step::Done(FetchEnd::Error(FetchError::Failed {
+                    url,
+                    reason: match e {
+                        HttpError::TooLarge { limit, .. } => format!("too large (more than {limit} bytes)"),
+                        other => other.to_string(),
+                    },
+                })))
+            }
+            Ok(resp) => {
+                let s = resp.status;
+                if (300..400).contains(&s) && s != 304 {
+                    let next = resp
+                        .location
+                        .as_deref()
+                        .and_then(|l| url::Url::parse(&url).ok()?.join(l).ok());
+                    return Ok(match next {
+                        None => Step::Done(FetchEnd::Error(FetchError::Failed {
+                            url,
+                            reason: format!("HTTP {s} without a usable Location"),
+                        })),
+                        Some(n) if !matches!(n.scheme(), "http" | "https") => Step::Done(FetchEnd::Error(FetchError::Failed {
+                            url,
+                            reason: format!("redirect to a non-http(s) URL {n}"),
+                        })),
+                        Some(_) if f.hops >= MAX_REDIRECTS => Step::Done(FetchEnd::Error(FetchError::Failed {
+                            url: f.original.clone(),
+                            reason: format!("more than {MAX_REDIRECTS} redirects"),
+                        })),
+                        Some(n) => {
+                            f.hops += 1;
+                            f.attempt = 0;
+                            f.url = n.to_string();
+                            Step::Again(now)
+                        }
+                    });
+                }
+                if is_retryable_status(s) {
+                    let ra = resp
+                        .retry_after
+                        .as_deref()
+                        .and_then(|v| wr_core::retry_after::parse_retry_after(v, now).ok());
+                    (ra, format!("HTTP {s}"))
+                } else {
+                    return Ok(Step::Done(FetchEnd::Response {
+                        resp,
+                        final_url: url,
+                        sent: validators,
+                    }));
+                }
+            }
+        };
+        // R5: retry with Retry-After or full-jitter backoff.
+        let host = permit.host().to_string();
+        match self.backoff.next(f.attempt, retry_after, self.jitter.unit()) {
+            BackoffStep::GiveUp => {
+                self.hold(&host, now.saturating_add(FAILURE_COOLDOWN), true)?;
+                Ok(Step::Done(FetchEnd::Error(FetchError::Failed {
+                    url,
+                    reason: format!(
+                        "{what} after {} retries; leaving {host} alone for {} min",
+                        f.attempt,
+                        FAILURE_COOLDOWN.as_secs() / 60
+                    ),
+                })))
+            }
+            BackoffStep::Retry { after } => {
+                let until = now.saturating_add(after);
+                self.hold(&host, until, false)?;
+                if after > self.config.max_wait {
+                    return Ok(Step::Done(FetchEnd::Error(FetchError::Deferred {
+                        url,
+                        reason: format!(
+                            "{what} with Retry-After {} s, longer than this run waits ({} s); deferred to a later run",
+                            after.as_secs(),
+                            self.config.max_wait.as_secs()
+                        ),
+                    })));
+                }
+                f.attempt += 1;
+                Ok(Step::Again(until))
+            }
+        }
+    }
+
+    fn fetch_to_end(&mut self, mut f: FetchOp, progress: &mut dyn Progress) -> Result<FetchEnd, StoreError> {
+        loop {
+            match self.step_fetch(&mut f, progress)? {
+                Step::Again(t) => self.sleep_until(t, progress),
+                Step::Done(end) => return Ok(end),
+            }
+        }
+    }
+
+    fn to_fetched(original: &str, end: FetchEnd) -> Result<Fetched, FetchError> {
+        match end {
+            FetchEnd::Response { resp, final_url, .. } => Ok(Fetched {
+                url: original.to_string(),
+                final_url,
+                status: resp.status,
+                content_type: resp.content_type,
+                body: resp.body,
+            }),
+            FetchEnd::Error(e) => Err(e),
+        }
+    }
+
+    /// One gated GET of `url` (not conditional), with redirects (each hop
+    /// gated) and R5 retries, sleeping when its host must wait. Operator
+    /// compliance URLs are R13-tagged on the wire. For `selftest`.
+    pub fn fetch_gated(
+        &mut self,
+        url: &str,
+        accept: Option<&'static str>,
+        progress: &mut dyn Progress,
+    ) -> Result<Result<Fetched, FetchError>, PipelineError> {
+        let mut op = FetchOp::new(url, accept);
+        op.conditional = false;
+        let end = self.fetch_to_end(op, progress)?;
+        Ok(Self::to_fetched(url, end))
+    }
+
+    /// Fetches a section 5 operator resource (`path` under the operator
+    /// base, e.g. [`wr_core::constants::TEST_FIXTURES_PATH`]): R4 only
+    /// (`admit_operator`), R13-tagged, no conditional request.
+    pub fn fetch_operator(
+        &mut self,
+        path: &str,
+        accept: Option<&'static str>,
+        progress: &mut dyn Progress,
+    ) -> Result<Result<Fetched, FetchError>, PipelineError> {
+        let url = self.operator_url(path);
+        let mut op = FetchOp::new(&url, accept);
+        op.conditional = false;
+        op.operator = true;
+        let end = self.fetch_to_end(op, progress)?;
+        Ok(Self::to_fetched(&url, end))
+    }
+
+    /// The gate's answer for `url` without requesting it. May fetch the
+    /// blocklist and `url`'s robots.txt (waiting for their hosts' slots).
+    pub fn check(&mut self, url: &str, progress: &mut dyn Progress) -> Result<CheckReport, PipelineError> {
+        let mut robots_tries = 0;
+        loop {
+            let now = self.clock.now();
+            if let Ok(u) = CoreUrl::parse(url) {
+                let host = host_key(&u);
+                let row = self.store.host(&host)?;
+                apply_host_row(&mut self.gate, &host, row, now);
+            }
+            let verdict = own(self.gate.check(url, now));
+            let report = match verdict {
+                Verdict::NeedBlocklist => {
+                    self.refresh_blocklist(progress)?;
+                    continue;
+                }
+                Verdict::NeedRobots(robots) if robots_tries == 0 => {
+                    robots_tries += 1;
+                    let mut r = RobotsOp {
+                        target: url.to_string(),
+                        url: robots,
+                        hops: 0,
+                    };
+                    loop {
+                        match self.step_robots(&mut r, progress)? {
+                            Step::Again(t) => self.sleep_until(t, progress),
+                            Step::Done(Some(e)) => {
+                                return Ok(CheckReport::Deferred {
+                                    url: url.to_string(),
+                                    reason: e.to_string(),
+                                })
+                            }
+                            Step::Done(None) => break,
+                        }
+                    }
+                    continue;
+                }
+                Verdict::NeedRobots(robots) => CheckReport::Deferred {
+                    url: url.to_string(),
+                    reason: format!("{robots} could not be obtained"),
+                },
+                Verdict::DenyBlocklist { domain, reason } => CheckReport::DeniedBlocklist {
+                    url: url.to_string(),
+                    domain,
+                    reason,
+                },
+                Verdict::DenyRobots { rule, line } => CheckReport::DeniedRobots {
+                    url: url.to_string(),
+                    rule,
+                    line,
+                },
+                Verdict::Deferred { reason, .. } => CheckReport::Deferred {
+                    url: url.to_string(),
+                    reason: format!("robots.txt unreachable ({reason})"),
+                },
+                Verdict::Invalid(reason) => CheckReport::Invalid {
+                    url: url.to_string(),
+                    reason,
+                },
+                Verdict::Ready | Verdict::Wait { .. } => {
+                    let wait_ms = match verdict {
+                        Verdict::Wait { until, .. } => now.until(until).as_millis() as u64,
+                        _ => 0,
+                    };
+                    let (host, rule, line) = match CoreUrl::parse(url) {
+                        Ok(u) => {
+                            let (rule, line) = match self.gate.robots_policy(&u) {
+                                Some((p, _)) => match p.check(u.path_and_query).rule {
+                                    Some(r) => (Some(rule_text(r.kind.as_str(), r.pattern)), Some(r.line)),
+                                    None => (None, None),
+                                },
+                                None => (None, None),
+                            };
+                            (host_key(&u), rule, line)
+                        }
+                        Err(_) => (String::new(), None, None),
+                    };
+                    CheckReport::Allowed {
+                        url: url.to_string(),
+                        wait_ms,
+                        spacing_ms: self.gate.spacing(&host).as_millis() as u64,
+                        rule,
+                        line,
+                    }
+                }
+            };
+            return Ok(report);
+        }
+    }
+
+    // ---- runs (R8, R9) ------------------------------------------------------
+
+    /// Runs every source (see the crate docs). A source that fails never
+    /// stops the others; only a state-store failure aborts the run.
+    pub fn run(
+        &mut self,
+        sources: &[Source],
+        options: RunOptions,
+        progress: &mut dyn Progress,
+    ) -> Result<RunReport, PipelineError> {
+        self.notices.clear();
+        self.requests = 0;
+        let started = self.clock.now();
+        let mut reports: Vec<Option<SourceReport>> = vec![None; sources.len()];
+        let mut jobs: Vec<Option<Job>> = Vec::new();
+        let mut sched = Schedule::new();
+        for (i, s) in sources.iter().enumerate() {
+            let row = self.store.source(&s.name)?;
+            if let Some(last) = row.last_run {
+                if !options.force && last.saturating_add(MIN_SOURCE_INTERVAL) > started {
+                    let status = SourceStatus::Skipped { last_run: last.0 };
+                    progress.event(Event::SourceDone { name: &s.name, status: &status });
+                    reports[i] = Some(SourceReport {
+                        name: s.name.clone(),
+                        status,
+                        items: Vec::new(),
+                        method: None,
+                        fetched_url: None,
+                    });
+                    continue;
+                }
+            }
+            let stage = if s.feed.is_some() { Stage::Feed } else { Stage::Page };
+            jobs.push(Some(Job {
+                index: i,
+                source: s.clone(),
+                stage,
+                op: None,
+            }));
+            sched.push(jobs.len() - 1, started);
+        }
+        let mut started_jobs = vec![false; jobs.len()];
+        loop {
+            let now = self.clock.now();
+            match sched.next(now) {
+                Next::Idle => break,
+                Next::Sleep(t) => self.sleep_until(t, progress),
+                Next::Run(j) => {
+                    let Some(mut job) = jobs[j].take() else { continue };
+                    if !started_jobs[j] {
+                        started_jobs[j] = true;
+                        progress.event(Event::SourceStarted { name: &job.source.name });
+                    }
+                    match self.step_job(&mut job, options, progress)? {
+                        Step::Again(t) => {
+                            jobs[j] = Some(job);
+                            sched.push(j, t);
+                        }
+                        Step::Done(report) => {
+                            progress.event(Event::SourceDone {
+                                name: &report.name,
+                                status: &report.status,
+                            });
+                            reports[job.index] = Some(report);
+                        }
+                    }
+                }
+            }
+        }
+        Ok(RunReport {
+            started_at: started.0,
+            finished_at: self.clock.now().0,
+            blocklist: self.blocklist_state.clone(),
+            sources: reports.into_iter().flatten().collect(),
+            notices: self.notices.clone(),
+            requests: self.requests,
+        })
+    }
+
+    fn stage_op(job: &Job) -> FetchOp {
+        match job.stage {
+            Stage::Feed => FetchOp::new(job.source.feed.as_deref().unwrap_or(&job.source.url), Some(FEED_ACCEPT)),
+            Stage::Page => FetchOp::new(&job.source.url, Some(MARKDOWN_ACCEPT)),
+            Stage::LlmsTxt => {
+                let base = origin_base(&job.source.url).unwrap_or_default();
+                FetchOp::new(&format!("{base}/llms.txt"), Some(LLMS_ACCEPT))
+            }
+        }
+    }
+
+    fn step_job(&mut self, job: &mut Job, options: RunOptions, progress: &mut dyn Progress) -> Result<Step<SourceReport>, StoreError> {
+        let mut op = job.op.take().unwrap_or_else(|| Self::stage_op(job));
+        let end = match self.step_fetch(&mut op, progress)? {
+            Step::Again(t) => {
+                job.op = Some(op);
+                return Ok(Step::Again(t));
+            }
+            Step::Done(end) => end,
+        };
+        let now = self.clock.now();
+        let name = job.source.name.clone();
+        let accept = op.accept.unwrap_or("");
+        let outcome: Outcome = match (job.stage, end) {
+            (_, FetchEnd::Error(e)) => match (job.stage, e) {
+                (Stage::LlmsTxt, FetchError::DeniedRobots { url, rule, line }) => Outcome::Status(SourceStatus::LeftOut {
+                    reason: format!("no feed, no markdown, and {url} is disallowed by robots.txt ({rule}, line {line})"),
+                }),
+                (Stage::LlmsTxt, FetchError::DeniedBlocklist { url, domain }) => Outcome::Status(SourceStatus::LeftOut {
+                    reason: format!("no feed, no markdown, and {url} is on the operator blocklist ({domain})"),
+                }),
+                (_, FetchError::DeniedRobots { url, rule, line }) => Outcome::Status(SourceStatus::DeniedRobots { url, rule, line }),
+                (_, FetchError::DeniedBlocklist { url, domain }) => Outcome::Status(SourceStatus::DeniedBlocklist { url, domain }),
+                (_, FetchError::Deferred { url, reason }) => Outcome::Status(SourceStatus::Deferred {
+                    reason: format!("{url}: {reason}"),
+                    until: None,
+                }),
+                (_, FetchError::Invalid { url, reason }) => Outcome::Status(SourceStatus::Failed {
+                    reason: format!("{url}: invalid URL: {reason}"),
+                }),
+                (_, FetchError::Failed { url, reason }) => Outcome::Status(SourceStatus::Failed {
+                    reason: format!("{url}: {reason}"),
+                }),
+            },
+            (stage, FetchEnd::Response { resp, final_url, sent }) => {
+                let kind = content_kind(resp.content_type.as_deref());
+                let validators = |kind: &str| Validators {
+                    etag: resp.etag.clone(),
+                    last_modified: resp.last_modified.clone(),
+                    kind: Some(kind.to_string()),
+                };
+                let sent_kind = sent.as_ref().and_then(|v| v.kind.clone());
+                match (stage, resp.status) {
+                    (_, 304) => match (stage, sent_kind.as_deref()) {
+                        (Stage::Page, Some("other")) | (Stage::Page, None) => Outcome::Next(Stage::LlmsTxt),
+                        (_, k) => Outcome::NotModified {
+                            method: k.and_then(Method::parse).unwrap_or(match stage {
+                                Stage::Feed => Method::Feed,
+                                Stage::Page => Method::Markdown,
+                                Stage::LlmsTxt => Method::LlmsTxt,
+                            }),
+                            final_url,
+                        },
+                    },
+                    (Stage::Feed, 200..=299) => {
+                        if kind == ContentKind::Html {
+                            Outcome::Status(SourceStatus::Failed {
+                                reason: format!("{final_url}: the declared feed answered HTML (never scraped, R9)"),
+                            })
+                        } else {
+                            match extract::feed(&resp.body, &final_url) {
+                                Ok(items) => {
+                                    self.store.put_validators(&final_url, accept, &validators("feed"), now)?;
+                                    Outcome::Items { method: Method::Feed, items, final_url }
+                                }
+                                Err(e) => Outcome::Status(SourceStatus::Failed {
+                                    reason: format!("{final_url}: {e}"),
+                                }),
+                            }
+                        }
+                    }
+                    (Stage::Page, 200..=299) => match kind {
+                        ContentKind::Markdown => {
+                            let items = extract::markdown(&String::from_utf8_lossy(&resp.body), &final_url);
+                            self.store.put_validators(&final_url, accept, &validators("markdown"), now)?;
+                            Outcome::Items { method: Method::Markdown, items, final_url }
+                        }
+                        ContentKind::Feed => match extract::feed(&resp.body, &final_url) {
+                            Ok(items) => {
+                                self.store.put_validators(&final_url, accept, &validators("feed"), now)?;
+                                Outcome::Items { method: Method::Feed, items, final_url }
+                            }
+                            Err(_) => Outcome::Next(Stage::LlmsTxt),
+                        },
+                        _ => {
+                            self.store.put_validators(&final_url, accept, &validators("other"), now)?;
+                            Outcome::Next(Stage::LlmsTxt)
+                        }
+                    },
+                    (Stage::LlmsTxt, 200..=299) => match kind {
+                        ContentKind::Markdown | ContentKind::PlainText => {
+                            let items = extract::markdown(&String::from_utf8_lossy(&resp.body), &final_url);
+                            self.store.put_validators(&final_url, accept, &validators("llms-txt"), now)?;
+                            Outcome::Items { method: Method::LlmsTxt, items, final_url }
+                        }
+                        ContentKind::Html => Outcome::Status(SourceStatus::LeftOut {
+                            reason: format!("no feed, no markdown, and {final_url} answered HTML (never scraped, R9)"),
+                        }),
+                        _ => Outcome::Status(SourceStatus::LeftOut {
+                            reason: format!(
+                                "no feed, no markdown, and {final_url} answered {}",
+                                resp.content_type.as_deref().unwrap_or("no Content-Type")
+                            ),
+                        }),
+                    },
+                    (Stage::LlmsTxt, s) => Outcome::Status(SourceStatus::LeftOut {
+                        reason: format!("no feed declared, no markdown offered, no llms.txt ({final_url}: HTTP {s})"),
+                    }),
+                    (_, s) => Outcome::Status(SourceStatus::Failed {
+                        reason: format!("{final_url}: HTTP {s}"),
+                    }),
+                }
+            }
+        };
+        let report = match outcome {
+            Outcome::Next(stage) => {
+                job.stage = stage;
+                return Ok(Step::Again(now));
+            }
+            Outcome::Items { method, items, final_url } => {
+                let new = self.store.record_items(&name, method.as_str(), &final_url, &items, now)?;
+                SourceReport {
+                    name: name.clone(),
+                    status: SourceStatus::Ok { not_modified: false },
+                    items: if options.all { items } else { new },
+                    method: Some(method),
+                    fetched_url: Some(final_url),
+                }
+            }
+            Outcome::NotModified { method, final_url } => SourceReport {
+                name: name.clone(),
+                status: SourceStatus::Ok { not_modified: true },
+                items: if options.all { self.store.offered_items(&name)? } else { Vec::new() },
+                method: Some(method),
+                fetched_url: Some(final_url),
+            },
+            Outcome::Status(status) => SourceReport {
+                name: name.clone(),
+                status,
+                items: Vec::new(),
+                method: None,
+                fetched_url: None,
+            },
+        };
+        if !matches!(report.status, SourceStatus::Deferred { .. }) {
+            self.store.record_run(&name, now, report.status.label())?;
+        }
+        Ok(Step::Done(report))
+    }
+}
+
+enum Outcome {
+    Next(Stage),
+    Items {
+        method: Method,
+        items: Vec<Item>,
+        final_url: String,
+    },
+    NotModified {
+        method: Method,
+        final_url: String,
+    },
+    Status(SourceStatus),
+}
+
+fn apply_host_row(gate: &mut Gate, host: &str, row: HostRow, now: Timestamp) {
+    if let Some(t) = row.last_request {
+        gate.observe_request(host, t);
+    }
+    if let Some(until) = row.hold_until.filter(|&t| t > now) {
+        let reason = if row.cooldown {
+            WaitReason::Cooldown
+        } else {
+            WaitReason::Backoff
+        };
+        gate.hold_host(host, until, reason);
+    }
+}

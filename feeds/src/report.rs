@@ -1,0 +1,387 @@
+//! What a run, a check or a gated fetch reports back, and the progress
+//! callbacks.
+
+use crate::extract::Item;
+use serde::Serialize;
+use std::fmt;
+use std::time::Duration;
+use wr_core::time::Timestamp;
+
+/// How a source's items were obtained (R9).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Method {
+    /// RSS / Atom / JSON Feed (declared, or served for the page).
+    Feed,
+    /// The page answered `Accept: text/markdown` with markdown.
+    Markdown,
+    /// `/llms.txt` at the host root.
+    LlmsTxt,
+}
+
+impl Method {
+    /// Stable name (`feed`, `markdown`, `llms-txt`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Method::Feed => "feed",
+            Method::Markdown => "markdown",
+            Method::LlmsTxt => "llms-txt",
+        }
+    }
+    pub(crate) fn parse(s: &str) -> Option<Method> {
+        match s {
+            "feed" => Some(Method::Feed),
+            "markdown" => Some(Method::Markdown),
+            "llms-txt" => Some(Method::LlmsTxt),
+            _ => None,
+        }
+    }
+}
+
+/// The outcome of one source.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "status", rename_all = "kebab-case")]
+pub enum SourceStatus {
+    /// Fetched (or 304: `not_modified`, no new data).
+    Ok {
+        /// The server answered 304 (R7).
+        not_modified: bool,
+    },
+    /// R8: the source ran less than an hour ago; not fetched (use `force`).
+    Skipped {
+        /// When it last ran (Unix ms).
+        last_run: u64,
+    },
+    /// R3: the host (or a redirect target) is on the operator blocklist.
+    DeniedBlocklist {
+        /// The URL refused.
+        url: String,
+        /// The listed domain.
+        domain: String,
+    },
+    /// R2: robots.txt disallows the URL (or a redirect target).
+    DeniedRobots {
+        /// The URL refused.
+        url: String,
+        /// The rule, e.g. `Disallow: /private`.
+        rule: String,
+        /// Its line in robots.txt.
+        line: u32,
+    },
+    /// Not this run: robots.txt unreachable with nothing cached, a
+    /// Retry-After or cool-down longer than the run may wait.
+    Deferred {
+        /// Why.
+        reason: String,
+        /// Not before (Unix ms), when known.
+        until: Option<u64>,
+    },
+    /// No feed, no markdown, no llms.txt: left out, never scraped (R9).
+    LeftOut {
+        /// What was tried.
+        reason: String,
+    },
+    /// The transfer or the document failed (after R5 retries).
+    Failed {
+        /// Why, naming the URL.
+        reason: String,
+    },
+}
+
+impl SourceStatus {
+    /// Whether this status should make the run's exit status 1 (failed or
+    /// deferred). Denials, "left out" and R8 skips are expected outcomes.
+    pub fn is_problem(&self) -> bool {
+        matches!(self, SourceStatus::Failed { .. } | SourceStatus::Deferred { .. })
+    }
+    /// A short label: `ok`, `not-modified`, `skipped`, `denied-r3`,
+    /// `denied-r2`, `deferred`, `left-out`, `failed`.
+    pub fn label(&self) -> &'static str {
+        match self {
+            SourceStatus::Ok { not_modified: false } => "ok",
+            SourceStatus::Ok { not_modified: true } => "not-modified",
+            SourceStatus::Skipped { .. } => "skipped",
+            SourceStatus::DeniedBlocklist { .. } => "denied-r3",
+            SourceStatus::DeniedRobots { .. } => "denied-r2",
+            SourceStatus::Deferred { .. } => "deferred",
+            SourceStatus::LeftOut { .. } => "left-out",
+            SourceStatus::Failed { .. } => "failed",
+        }
+    }
+}
+
+impl fmt::Display for SourceStatus {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SourceStatus::Ok { not_modified: false } => f.write_str("ok"),
+            SourceStatus::Ok { not_modified: true } => f.write_str("not modified (304)"),
+            SourceStatus::Skipped { .. } => {
+                f.write_str("skipped: fetched less than an hour ago (R8; --force to override)")
+            }
+            SourceStatus::DeniedBlocklist { url, domain } => {
+                write!(f, "denied by the operator blocklist (R3): {url} ({domain} is listed)")
+            }
+            SourceStatus::DeniedRobots { url, rule, line } => {
+                write!(f, "denied by robots.txt (R2): {url} ({rule}, line {line})")
+            }
+            SourceStatus::Deferred { reason, .. } => write!(f, "deferred: {reason}"),
+            SourceStatus::LeftOut { reason } => write!(f, "left out: {reason}"),
+            SourceStatus::Failed { reason } => write!(f, "failed: {reason}"),
+        }
+    }
+}
+
+/// One source's result.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SourceReport {
+    /// The source's name.
+    pub name: String,
+    /// What happened.
+    pub status: SourceStatus,
+    /// Items first seen in this run, or every item currently offered with
+    /// `RunOptions::all`, in the source's order.
+    pub items: Vec<Item>,
+    /// How the items were obtained.
+    pub method: Option<Method>,
+    /// The final URL the items came from (after redirects).
+    pub fetched_url: Option<String>,
+}
+
+/// Where the blocklist in force came from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "state", rename_all = "kebab-case")]
+pub enum BlocklistState {
+    /// Fetched and validated during this run.
+    Fresh {
+        /// Number of listed domains.
+        entries: usize,
+    },
+    /// A cached, still fresh copy (from the store).
+    Cached {
+        /// Number of listed domains.
+        entries: usize,
+    },
+    /// The refresh failed; the last adopted list stays in force (R3b, R3c).
+    Retained {
+        /// Number of listed domains.
+        entries: usize,
+        /// Why the refresh failed.
+        reason: String,
+    },
+    /// The first-ever fetch failed: an empty list is used and nothing is
+    /// protected. Report this loudly.
+    Fallback {
+        /// Why.
+        reason: String,
+    },
+    /// Not needed yet (nothing was gated).
+    Unknown,
+}
+
+/// The result of [`crate::Pipeline::run`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RunReport {
+    /// Run start (Unix ms).
+    pub started_at: u64,
+    /// Run end (Unix ms).
+    pub finished_at: u64,
+    /// The blocklist in force at the end of the run.
+    pub blocklist: BlocklistState,
+    /// One report per source, in input order.
+    pub sources: Vec<SourceReport>,
+    /// Things a user should see (a stale schema used, a fail-open blocklist).
+    pub notices: Vec<String>,
+    /// HTTP requests sent.
+    pub requests: u32,
+}
+
+impl RunReport {
+    /// Whether any source failed or was deferred (exit status 1).
+    pub fn has_problems(&self) -> bool {
+        self.sources.iter().any(|s| s.status.is_problem())
+    }
+}
+
+/// The gate's answer for [`crate::Pipeline::check`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "verdict", rename_all = "kebab-case")]
+pub enum CheckReport {
+    /// The URL would be fetched.
+    Allowed {
+        /// The URL.
+        url: String,
+        /// How long the request would wait for its host's slot (ms).
+        wait_ms: u64,
+        /// R4 spacing for the host (ms).
+        spacing_ms: u64,
+        /// The robots.txt rule that decided, if one matched (e.g. `Allow: /a`).
+        rule: Option<String>,
+        /// Its line.
+        line: Option<u32>,
+    },
+    /// R3.
+    DeniedBlocklist {
+        /// The URL.
+        url: String,
+        /// The listed domain.
+        domain: String,
+        /// Its reason.
+        reason: String,
+    },
+    /// R2.
+    DeniedRobots {
+        /// The URL.
+        url: String,
+        /// The rule.
+        rule: String,
+        /// Its line.
+        line: u32,
+    },
+    /// robots.txt unreachable and nothing cached.
+    Deferred {
+        /// The URL.
+        url: String,
+        /// Why.
+        reason: String,
+    },
+    /// Not an absolute http(s) URL.
+    Invalid {
+        /// As given.
+        url: String,
+        /// Why.
+        reason: String,
+    },
+}
+
+/// A gated fetch's response.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Fetched {
+    /// The URL requested first.
+    pub url: String,
+    /// The URL that answered (after redirects), untagged.
+    pub final_url: String,
+    /// HTTP status (2xx, 304, or a final 4xx).
+    pub status: u16,
+    /// `Content-Type`.
+    pub content_type: Option<String>,
+    /// The body (at most `max_body` bytes).
+    pub body: Vec<u8>,
+}
+
+/// Why a gated fetch produced no response.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FetchError {
+    /// R3 refused `url`.
+    DeniedBlocklist {
+        /// The URL refused (maybe a redirect target).
+        url: String,
+        /// The listed domain.
+        domain: String,
+    },
+    /// R2 refused `url`.
+    DeniedRobots {
+        /// The URL refused.
+        url: String,
+        /// The rule.
+        rule: String,
+        /// Its line.
+        line: u32,
+    },
+    /// Not now (robots.txt unreachable, long Retry-After, cool-down).
+    Deferred {
+        /// The URL.
+        url: String,
+        /// Why.
+        reason: String,
+    },
+    /// The URL is not an absolute http(s) URL.
+    Invalid {
+        /// As given.
+        url: String,
+        /// Why.
+        reason: String,
+    },
+    /// Transport error, too large, too many redirects, retries exhausted.
+    Failed {
+        /// The URL.
+        url: String,
+        /// Why.
+        reason: String,
+    },
+}
+
+impl fmt::Display for FetchError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            FetchError::DeniedBlocklist { url, domain } => {
+                write!(f, "{url}: denied by the operator blocklist (R3): {domain}")
+            }
+            FetchError::DeniedRobots { url, rule, line } => {
+                write!(f, "{url}: denied by robots.txt (R2): {rule} (line {line})")
+            }
+            FetchError::Deferred { url, reason } => write!(f, "{url}: deferred: {reason}"),
+            FetchError::Invalid { url, reason } => write!(f, "{url}: invalid URL: {reason}"),
+            FetchError::Failed { url, reason } => write!(f, "{url}: {reason}"),
+        }
+    }
+}
+
+impl std::error::Error for FetchError {}
+
+/// Something the user may want to see while a run is long.
+#[derive(Debug, Clone, Copy)]
+pub enum Event<'a> {
+    /// A source starts (index into the sources slice).
+    SourceStarted {
+        /// Source name.
+        name: &'a str,
+    },
+    /// A request is about to be sent (untagged URL).
+    Request {
+        /// The URL.
+        url: &'a str,
+    },
+    /// A response arrived.
+    Response {
+        /// The URL.
+        url: &'a str,
+        /// HTTP status, 0 for a transport error.
+        status: u16,
+    },
+    /// Nothing is ready: the run sleeps.
+    Waiting {
+        /// How long.
+        duration: Duration,
+        /// Until (Unix ms).
+        until: Timestamp,
+    },
+    /// A source finished.
+    SourceDone {
+        /// Name.
+        name: &'a str,
+        /// Outcome.
+        status: &'a SourceStatus,
+    },
+    /// A message for the user (also collected in `RunReport::notices`).
+    Notice(&'a str),
+}
+
+/// Progress callbacks.
+pub trait Progress {
+    /// Called for every [`Event`].
+    fn event(&mut self, event: Event<'_>);
+}
+
+/// Ignores progress.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct NoProgress;
+
+impl Progress for NoProgress {
+    fn event(&mut self, _event: Event<'_>) {}
+}
+
+impl<F: FnMut(Event<'_>)> Progress for F {
+    fn event(&mut self, event: Event<'_>) {
+        self(event)
+    }
+}

@@ -1,0 +1,550 @@
+//! All persistent state in one SQLite database (R11), WAL mode.
+//!
+//! Tables: `robots` (per origin: status class, body truncated at 500 KiB,
+//! fetch instant), `blocklist` (the adopted list: contract, refresh,
+//! entries), `schema_cache` (the standalone blocklist schema, R10),
+//! `validators` (ETag / Last-Modified per URL and Accept variant, R7, with
+//! the representation they belong to), `hosts` (per-host last request and
+//! hold, R4/R5, shared by every process using the state directory: R4a),
+//! `sources` (per-source last run, R8) and `items` (every item seen per
+//! source, with `first_seen` and the set currently offered).
+//!
+//! Every method is one transaction (autocommit or explicit), so a process
+//! killed at any moment leaves every committed unit of work intact and the
+//! database consistent (SQLite's WAL guarantees atomic commits).
+//! `synchronous = NORMAL`: a killed *process* loses nothing committed; only
+//! an OS crash or power loss may drop the last transactions, never corrupt.
+
+use crate::extract::Item;
+use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+use wr_core::time::Timestamp;
+
+/// A state-store failure, naming the database file.
+#[derive(Debug)]
+pub struct StoreError {
+    /// The database (or directory).
+    pub path: PathBuf,
+    /// What failed.
+    pub reason: String,
+}
+
+impl fmt::Display for StoreError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "state store {}: {}", self.path.display(), self.reason)
+    }
+}
+
+impl std::error::Error for StoreError {}
+
+/// Result alias.
+pub type Result<T> = std::result::Result<T, StoreError>;
+
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS robots(
+  origin TEXT PRIMARY KEY, status INTEGER NOT NULL, body BLOB, fetched_at INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS blocklist(
+  id INTEGER PRIMARY KEY CHECK (id = 1), contract TEXT NOT NULL, refresh_ms INTEGER NOT NULL,
+  updated TEXT NOT NULL, entries TEXT NOT NULL, fetched_at INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS schema_cache(
+  url TEXT PRIMARY KEY, body BLOB NOT NULL, fetched_at INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS validators(
+  url TEXT NOT NULL, accept TEXT NOT NULL, etag TEXT, last_modified TEXT, kind TEXT,
+  stored_at INTEGER NOT NULL, PRIMARY KEY (url, accept));
+CREATE TABLE IF NOT EXISTS hosts(
+  host TEXT PRIMARY KEY, last_request INTEGER, hold_until INTEGER, hold_reason TEXT);
+CREATE TABLE IF NOT EXISTS sources(
+  name TEXT PRIMARY KEY, last_run INTEGER, last_status TEXT, method TEXT, fetched_url TEXT,
+  offered_at INTEGER);
+CREATE TABLE IF NOT EXISTS items(
+  source TEXT NOT NULL, id TEXT NOT NULL, url TEXT NOT NULL, title TEXT NOT NULL,
+  published TEXT, first_seen INTEGER NOT NULL, last_seen INTEGER NOT NULL,
+  position INTEGER NOT NULL, PRIMARY KEY (source, id));
+";
+
+/// A stored robots.txt.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RobotsRow {
+    /// `scheme://host:port`.
+    pub origin: String,
+    /// HTTP status it was fetched with (2xx: parsed body; 4xx: allow all).
+    pub status: u16,
+    /// The body (2xx only), truncated at 500 KiB.
+    pub body: Vec<u8>,
+    /// When it was fetched.
+    pub fetched_at: Timestamp,
+}
+
+/// The stored blocklist (fields of an adopted, validated document).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BlocklistRow {
+    /// `contract`.
+    pub contract: String,
+    /// `refresh` in ms.
+    pub refresh_ms: u64,
+    /// `updated`.
+    pub updated: String,
+    /// `[{domain, added, reason}]` as JSON.
+    pub entries_json: String,
+    /// When it was fetched.
+    pub fetched_at: Timestamp,
+}
+
+/// Stored validators of one URL + Accept variant (R7).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Validators {
+    /// `ETag`.
+    pub etag: Option<String>,
+    /// `Last-Modified`.
+    pub last_modified: Option<String>,
+    /// Which representation they belong to (`feed`, `markdown`, `llms-txt`,
+    /// `html`, ...).
+    pub kind: Option<String>,
+}
+
+/// A host's schedule row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct HostRow {
+    /// Last request instant (any process).
+    pub last_request: Option<Timestamp>,
+    /// Not before this instant.
+    pub hold_until: Option<Timestamp>,
+    /// `true` for a cool-down (retries exhausted), `false` for a backoff.
+    pub cooldown: bool,
+}
+
+/// A source's R8 row.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct SourceRow {
+    /// Last run instant.
+    pub last_run: Option<Timestamp>,
+    /// Status label of the last run.
+    pub last_status: Option<String>,
+    /// Method of the last successful fetch.
+    pub method: Option<String>,
+    /// Final URL of the last successful fetch.
+    pub fetched_url: Option<String>,
+    /// When the currently offered item set was last fetched.
+    pub offered_at: Option<Timestamp>,
+}
+
+fn ts(v: Option<i64>) -> Option<Timestamp> {
+    v.map(|x| Timestamp(u64::try_from(x).unwrap_or(0)))
+}
+
+fn sql_ts(t: Timestamp) -> i64 {
+    i64::try_from(t.0).unwrap_or(i64::MAX)
+}
+
+/// The state database.
+pub struct Store {
+    conn: Connection,
+    path: PathBuf,
+}
+
+impl fmt::Debug for Store {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Store").field("path", &self.path).finish()
+    }
+}
+
+impl Store {
+    /// Opens (creating the directory and tables) `<dir>/wr-feeds.sqlite3`.
+    pub fn open(dir: &Path) -> Result<Store> {
+        std::fs::create_dir_all(dir).map_err(|e| StoreError {
+            path: dir.to_path_buf(),
+            reason: format!("cannot create the state directory: {e}"),
+        })?;
+        let path = dir.join(crate::config::DB_FILE);
+        let err = |e: rusqlite::Error| StoreError {
+            path: path.clone(),
+            reason: e.to_string(),
+        };
+        let conn = Connection::open(&path).map_err(err)?;
+        conn.busy_timeout(Duration::from_secs(30)).map_err(err)?;
+        conn.pragma_update(None, "journal_mode", "WAL").map_err(err)?;
+        conn.pragma_update(None, "synchronous", "NORMAL")
+            .map_err(err)?;
+        conn.execute_batch(SCHEMA).map_err(err)?;
+        Ok(Store { conn, path })
+    }
+
+    /// The database file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn err(&self, e: rusqlite::Error) -> StoreError {
+        StoreError {
+            path: self.path.clone(),
+            reason: e.to_string(),
+        }
+    }
+
+    // ---- R4 / R4a: per-host schedule ------------------------------------
+
+    /// A host's schedule row.
+    pub fn host(&self, host: &str) -> Result<HostRow> {
+        read_host(&self.conn, host).map_err(|e| self.err(e))
+    }
+
+    /// Every host row (to seed a gate).
+    pub fn hosts(&self) -> Result<Vec<(String, HostRow)>> {
+        let run = || -> rusqlite::Result<Vec<(String, HostRow)>> {
+            let mut st = self
+                .conn
+                .prepare("SELECT host, last_request, hold_until, hold_reason FROM hosts")?;
+            let rows = st.query_map([], |r| {
+                Ok((
+                    r.get::<_, String>(0)?,
+                    HostRow {
+                        last_request: ts(r.get(1)?),
+                        hold_until: ts(r.get(2)?),
+                        cooldown: r.get::<_, Option<String>>(3)?.as_deref() == Some("cooldown"),
+                    },
+                ))
+            })?;
+            rows.collect()
+        };
+        run().map_err(|e| self.err(e))
+    }
+
+    /// R4a: takes `host`'s slot atomically across processes. Inside one
+    /// `BEGIN IMMEDIATE` transaction (a write lock, so two processes
+    /// serialise here): reads the host's row, passes it to `admit` (which
+    /// observes it in the gate and admits), and when `admit` returns
+    /// `Ok((value, at))` records `at` as the host's last request and commits.
+    pub fn reserve<T, E>(
+        &mut self,
+        host: &str,
+        admit: impl FnOnce(HostRow) -> std::result::Result<(T, Timestamp), E>,
+    ) -> Result<std::result::Result<T, E>> {
+        let path = self.path.clone();
+        let err = move |e: rusqlite::Error| StoreError {
+            path: path.clone(),
+            reason: e.to_string(),
+        };
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(&err)?;
+        let row = read_host(&tx, host).map_err(&err)?;
+        match admit(row) {
+            Ok((value, at)) => {
+                tx.execute(
+                    "INSERT INTO hosts(host, last_request) VALUES (?1, ?2)
+                     ON CONFLICT(host) DO UPDATE SET last_request =
+                       max(coalesce(last_request, 0), excluded.last_request)",
+                    params![host, sql_ts(at)],
+                )
+                .map_err(&err)?;
+                tx.commit().map_err(&err)?;
+                Ok(Ok(value))
+            }
+            Err(e) => {
+                tx.rollback().map_err(&err)?;
+                Ok(Err(e))
+            }
+        }
+    }
+
+    /// R5: nothing goes to `host` before `until` (never shortens a hold).
+    pub fn hold(&self, host: &str, until: Timestamp, cooldown: bool) -> Result<()> {
+        let reason = if cooldown { "cooldown" } else { "backoff" };
+        self.conn
+            .execute(
+                "INSERT INTO hosts(host, hold_until, hold_reason) VALUES (?1, ?2, ?3)
+                 ON CONFLICT(host) DO UPDATE SET
+                   hold_reason = CASE WHEN coalesce(hold_until, 0) < excluded.hold_until
+                                 THEN excluded.hold_reason ELSE hold_reason END,
+                   hold_until = max(coalesce(hold_until, 0), excluded.hold_until)",
+                params![host, sql_ts(until), reason],
+            )
+            .map(|_| ())
+            .map_err(|e| self.err(e))
+    }
+
+    // ---- R2 ---------------------------------------------------------------
+
+    /// Every cached robots.txt.
+    pub fn robots_all(&self) -> Result<Vec<RobotsRow>> {
+        let run = || -> rusqlite::Result<Vec<RobotsRow>> {
+            let mut st = self
+                .conn
+                .prepare("SELECT origin, status, body, fetched_at FROM robots")?;
+            let rows = st.query_map([], |r| {
+                Ok(RobotsRow {
+                    origin: r.get(0)?,
+                    status: r.get(1)?,
+                    body: r.get::<_, Option<Vec<u8>>>(2)?.unwrap_or_default(),
+                    fetched_at: ts(r.get(3)?).unwrap_or_default(),
+                })
+            })?;
+            rows.collect()
+        };
+        run().map_err(|e| self.err(e))
+    }
+
+    /// Caches a robots.txt.
+    pub fn put_robots(&self, row: &RobotsRow) -> Result<()> {
+        self.conn
+            .execute(
+                "INSERT OR REPLACE INTO robots(origin, status, body, fetched_at) VALUES (?1,?2,?3,?4)",
+                params![row.origin, row.status, row.body, sql_ts(row.fetched_at)],
+            )
+            .map(|_| ())
+            .map_err(|e| self.err(e))
+    }
+
+    // ---- R3 / R10 ---------------------------------------------------------
+
+    /// The adopted blocklist, if any.
+    pub fn blocklist(&self) -> Result<Option<BlocklistRow>> {
+        self.conn
+            .query_row(
+                "SELECT contract, refresh_ms, updated, entries, fetched_at FROM blocklist WHERE id = 1",
+                [],
+                |r| {
+                    Ok(BlocklistRow {
+                        contract: r.get(0)?,
+                        refresh_ms: u64::try_from(r.get::<_, i64>(1)?).unwrap_or(0),
+                        updated: r.get(2)?,
+                        entries_json: r.get(3)?,
+                        fetched_at: ts(r.get(4)?).unwrap_or_default(),
+                    })
+                },
+            )
+            .optional()
+            .map_err(|e| self.err(e))
+    }
+
+    /// Stores a newly adopted blocklist.
+    pub fn put_blocklist(&self, row: &BlocklistRow) -> Result<()> {
+        self.conn
+            .execute(
+                "INSERT OR REPLACE INTO blocklist(id, contract, refresh_ms, updated, entries, fetched_at)
+                 VALUES (1, ?1, ?2, ?3, ?4, ?5)",
+                params![
+                    row.contract,
+                    i64::try_from(row.refresh_ms).unwrap_or(i64::MAX),
+                    row.updated,
+                    row.entries_json,
+                    sql_ts(row.fetched_at)
+                ],
+            )
+            .map(|_| ())
+            .map_err(|e| self.err(e))
+    }
+
+    /// The cached standalone schema and when it was fetched.
+    pub fn schema(&self, url: &str) -> Result<Option<(Vec<u8>, Timestamp)>> {
+        self.conn
+            .query_row(
+                "SELECT body, fetched_at FROM schema_cache WHERE url = ?1",
+                [url],
+                |r| Ok((r.get(0)?, ts(r.get(1)?).unwrap_or_default())),
+            )
+            .optional()
+            .map_err(|e| self.err(e))
+    }
+
+    /// Caches the standalone schema.
+    pub fn put_schema(&self, url: &str, body: &[u8], at: Timestamp) -> Result<()> {
+        self.conn
+            .execute(
+                "INSERT OR REPLACE INTO schema_cache(url, body, fetched_at) VALUES (?1, ?2, ?3)",
+                params![url, body, sql_ts(at)],
+            )
+            .map(|_| ())
+            .map_err(|e| self.err(e))
+    }
+
+    // ---- R7 -----------------------------------------------------------------
+
+    /// Validators stored for `url` fetched with `accept`.
+    pub fn validators(&self, url: &str, accept: &str) -> Result<Option<Validators>> {
+        self.conn
+            .query_row(
+                "SELECT etag, last_modified, kind FROM validators WHERE url = ?1 AND accept = ?2",
+                [url, accept],
+                |r| {
+                    Ok(Validators {
+                        etag: r.get(0)?,
+                        last_modified: r.get(1)?,
+                        kind: r.get(2)?,
+                    })
+                },
+            )
+            .optional()
+            .map_err(|e| self.err(e))
+    }
+
+    /// Stores (or, with neither validator, forgets) validators.
+    pub fn put_validators(
+        &self,
+        url: &str,
+        accept: &str,
+        v: &Validators,
+        at: Timestamp,
+    ) -> Result<()> {
+        let r = if v.etag.is_none() && v.last_modified.is_none() {
+            self.conn.execute(
+                "DELETE FROM validators WHERE url = ?1 AND accept = ?2",
+                [url, accept],
+            )
+        } else {
+            self.conn.execute(
+                "INSERT OR REPLACE INTO validators(url, accept, etag, last_modified, kind, stored_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                params![url, accept, v.etag, v.last_modified, v.kind, sql_ts(at)],
+            )
+        };
+        r.map(|_| ()).map_err(|e| self.err(e))
+    }
+
+    // ---- R8 and items ----------------------------------------------------------
+
+    /// A source's row.
+    pub fn source(&self, name: &str) -> Result<SourceRow> {
+        self.conn
+            .query_row(
+                "SELECT last_run, last_status, method, fetched_url, offered_at FROM sources WHERE name = ?1",
+                [name],
+                |r| {
+                    Ok(SourceRow {
+                        last_run: ts(r.get(0)?),
+                        last_status: r.get(1)?,
+                        method: r.get(2)?,
+                        fetched_url: r.get(3)?,
+                        offered_at: ts(r.get(4)?),
+                    })
+                },
+            )
+            .optional()
+            .map(|o| o.unwrap_or_default())
+            .map_err(|e| self.err(e))
+    }
+
+    /// Records that `name` ran at `at` with `status` (R8).
+    pub fn record_run(&self, name: &str, at: Timestamp, status: &str) -> Result<()> {
+        self.conn
+            .execute(
+                "INSERT INTO sources(name, last_run, last_status) VALUES (?1, ?2, ?3)
+                 ON CONFLICT(name) DO UPDATE SET last_run = excluded.last_run,
+                   last_status = excluded.last_status",
+                params![name, sql_ts(at), status],
+            )
+            .map(|_| ())
+            .map_err(|e| self.err(e))
+    }
+
+    /// Stores the items a source currently offers, in one transaction, and
+    /// returns those never seen before for this source (in order).
+    pub fn record_items(
+        &mut self,
+        source: &str,
+        method: &str,
+        fetched_url: &str,
+        items: &[Item],
+        at: Timestamp,
+    ) -> Result<Vec<Item>> {
+        let path = self.path.clone();
+        let err = move |e: rusqlite::Error| StoreError {
+            path: path.clone(),
+            reason: e.to_string(),
+        };
+        let tx = self.conn.transaction().map_err(&err)?;
+        let mut new = Vec::new();
+        for (pos, item) in items.iter().enumerate() {
+            let known: bool = tx
+                .query_row(
+                    "SELECT 1 FROM items WHERE source = ?1 AND id = ?2",
+                    [source, &item.id],
+                    |_| Ok(()),
+                )
+                .optional()
+                .map_err(&err)?
+                .is_some();
+            tx.execute(
+                "INSERT INTO items(source, id, url, title, published, first_seen, last_seen, position)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6, ?7)
+                 ON CONFLICT(source, id) DO UPDATE SET url = excluded.url, title = excluded.title,
+                   published = excluded.published, last_seen = excluded.last_seen,
+                   position = excluded.position",
+                params![
+                    source,
+                    item.id,
+                    item.url,
+                    item.title,
+                    item.published,
+                    sql_ts(at),
+                    i64::try_from(pos).unwrap_or(i64::MAX)
+                ],
+            )
+            .map_err(&err)?;
+            if !known {
+                new.push(item.clone());
+            }
+        }
+        tx.execute(
+            "INSERT INTO sources(name, method, fetched_url, offered_at) VALUES (?1, ?2, ?3, ?4)
+             ON CONFLICT(name) DO UPDATE SET method = excluded.method,
+               fetched_url = excluded.fetched_url, offered_at = excluded.offered_at",
+            params![source, method, fetched_url, sql_ts(at)],
+        )
+        .map_err(&err)?;
+        tx.commit().map_err(&err)?;
+        Ok(new)
+    }
+
+    /// The items the source offered at its last successful fetch, in order.
+    pub fn offered_items(&self, source: &str) -> Result<Vec<Item>> {
+        let run = || -> rusqlite::Result<Vec<Item>> {
+            let mut st = self.conn.prepare(
+                "SELECT i.url, i.title, i.published, i.id FROM items i JOIN sources s
+                   ON s.name = i.source AND i.last_seen = s.offered_at
+                 WHERE i.source = ?1 ORDER BY i.position",
+            )?;
+            let rows = st.query_map([source], |r| {
+                Ok(Item {
+                    url: r.get(0)?,
+                    title: r.get(1)?,
+                    published: r.get(2)?,
+                    id: r.get(3)?,
+                })
+            })?;
+            rows.collect()
+        };
+        run().map_err(|e| self.err(e))
+    }
+
+    /// Number of items ever seen for a source.
+    pub fn items_seen(&self, source: &str) -> Result<u64> {
+        self.conn
+            .query_row(
+                "SELECT count(*) FROM items WHERE source = ?1",
+                [source],
+                |r| r.get::<_, i64>(0),
+            )
+            .map(|n| u64::try_from(n).unwrap_or(0))
+            .map_err(|e| self.err(e))
+    }
+}
+
+fn read_host(conn: &Connection, host: &str) -> rusqlite::Result<HostRow> {
+    conn.query_row(
+        "SELECT last_request, hold_until, hold_reason FROM hosts WHERE host = ?1",
+        [host],
+        |r| {
+            Ok(HostRow {
+                last_request: ts(r.get(0)?),
+                hold_until: ts(r.get(1)?),
+                cooldown: r.get::<_, Option<String>>(2)?.as_deref() == Some("cooldown"),
+            })
+        },
+    )
+    .optional()
+    .map(|o| o.unwrap_or_default())
+}
