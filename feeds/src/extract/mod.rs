@@ -1,0 +1,196 @@
+//! Turning fetched bytes into links and titles, and nothing else.
+//!
+//! Why this module looks the way it does:
+//!
+//! * **R6 (metadata only).** The bot keeps a title, a URL, a date and a
+//!   stable id per item. Summaries, content, enclosures and images are never
+//!   copied out of the parser, so no page content outlives this call.
+//! * **R9 (structured formats, never scrape HTML).** There are exactly two
+//!   extractors: [`feed()`] for RSS 0.9x / 1.0 / 2.0, Atom and JSON Feed, and
+//!   [`markdown()`] for content-negotiated markdown and `llms.txt`. There is
+//!   no HTML extractor at all; [`content_kind`] classifies a response so the
+//!   pipeline can refuse HTML instead of scraping it.
+//! * **R7 (canonical-URL de-duplication).** Every [`Item::id`] is the
+//!   section 10.2 canonical key of the item's URL
+//!   ([`wr_core::canonical::canonical_url`]), so ids are deterministic across
+//!   runs and formats, and each extractor de-duplicates on it (first
+//!   occurrence wins, document order kept).
+//! * **Only `http(s)` leaves.** `javascript:`, `data:`, `mailto:`, `file:`
+//!   and every other scheme are dropped here, so nothing downstream has to
+//!   remember to check.
+//! * **Titles are untrusted terminal input.** [`clean_title`] strips control
+//!   characters, terminal escape sequences and bidi overrides before a title
+//!   is stored or printed.
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+mod feed;
+mod markdown;
+mod title;
+
+pub use feed::{feed, feed_with_stats, FeedExtract};
+pub use markdown::markdown;
+pub use title::{clean_title, MAX_TITLE_CHARS};
+
+/// One extracted entry: where it lives and what it is called.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Item {
+    /// The cleaned title ([`clean_title`]); the URL when the source gave
+    /// none.
+    pub title: String,
+    /// Absolute `http` or `https` URL, as serialised by the `url` crate
+    /// (host lowercased, IDNA and percent-encoding normalised).
+    pub url: String,
+    /// Publication date in RFC 3339 (UTC, `Z`), when the source states one.
+    pub published: Option<String>,
+    /// The section 10.2 canonical key of [`Item::url`]: deterministic across
+    /// runs, used for de-duplication (R7).
+    pub id: String,
+}
+
+/// Why a body could not be turned into items.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ExtractError {
+    /// The body is not RSS, Atom or JSON Feed (feed-rs's reason attached).
+    NotAFeed(String),
+    /// The URL the body was fetched from is not an absolute URL, so relative
+    /// links could not be resolved against it.
+    BadBaseUrl {
+        /// The URL as given.
+        url: String,
+        /// The `url` crate's reason.
+        reason: String,
+    },
+}
+
+impl fmt::Display for ExtractError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ExtractError::NotAFeed(reason) => write!(f, "not a feed: {reason}"),
+            ExtractError::BadBaseUrl { url, reason } => {
+                write!(f, "cannot resolve links against {url:?}: {reason}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for ExtractError {}
+
+/// What a response's `Content-Type` says the body is, for the R9 decisions
+/// of the pipeline.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ContentKind {
+    /// RSS, Atom or JSON Feed (or generic XML / JSON that may be one):
+    /// parse with [`feed()`].
+    Feed,
+    /// Any type containing `markdown` (`text/markdown`, `text/x-markdown`):
+    /// parse with [`markdown()`].
+    Markdown,
+    /// `text/plain`: acceptable as markdown for `/llms.txt` only.
+    PlainText,
+    /// `text/html` or `application/xhtml+xml`: never scraped (R9 MUST NOT).
+    Html,
+    /// Anything else, or no `Content-Type` at all.
+    Other,
+}
+
+/// Classifies a `Content-Type` header value.
+///
+/// Case-insensitive; parameters (`; charset=utf-8`) are ignored. Decisions:
+///
+/// * anything whose media type contains `markdown` is [`ContentKind::Markdown`]
+///   (spec 10.4: "the Content-Type contains `markdown`"), checked first;
+/// * `application/rss+xml`, `application/atom+xml`, `application/rdf+xml`
+///   (and their `x-` variants), `application/feed+json`, `application/xml`,
+///   `text/xml` and `application/json` are [`ContentKind::Feed`]. Generic XML
+///   and JSON are included because feeds are commonly served that way (the
+///   JSON Feed spec allows `application/json`); a body that turns out not to
+///   be a feed fails cleanly in [`feed()`] with [`ExtractError::NotAFeed`];
+/// * `text/plain` is [`ContentKind::PlainText`];
+/// * `text/html` and `application/xhtml+xml` are [`ContentKind::Html`];
+/// * a missing or unrecognised type is [`ContentKind::Other`]: the pipeline
+///   does not guess from the body (no sniffing), it leaves the source out.
+pub fn content_kind(content_type: Option<&str>) -> ContentKind {
+    let Some(value) = content_type else {
+        return ContentKind::Other;
+    };
+    let essence = value
+        .split(';')
+        .next()
+        .unwrap_or_default()
+        .trim()
+        .to_ascii_lowercase();
+    if essence.contains("markdown") {
+        return ContentKind::Markdown;
+    }
+    match essence.as_str() {
+        "application/rss+xml"
+        | "application/x-rss+xml"
+        | "application/atom+xml"
+        | "application/x-atom+xml"
+        | "application/rdf+xml"
+        | "application/feed+json"
+        | "application/xml"
+        | "text/xml"
+        | "application/json" => ContentKind::Feed,
+        "text/plain" => ContentKind::PlainText,
+        "text/html" | "application/xhtml+xml" => ContentKind::Html,
+        _ => ContentKind::Other,
+    }
+}
+
+/// Parses `raw` as an absolute `http`/`https` URL with a host.
+///
+/// Every other scheme (`javascript:`, `data:`, `mailto:`, `file:`, `ftp:`
+/// ...) yields `None`: only web links ever leave this module.
+fn http_url(raw: &str) -> Option<url::Url> {
+    let parsed = url::Url::parse(raw.trim()).ok()?;
+    web_only(parsed)
+}
+
+/// Keeps `url` only when it is `http`/`https` with a non-empty host.
+fn web_only(url: url::Url) -> Option<url::Url> {
+    match url.scheme() {
+        "http" | "https" if url.host_str().is_some_and(|h| !h.is_empty()) => Some(url),
+        _ => None,
+    }
+}
+
+/// Collects items in document order, keeping the first item per canonical
+/// URL (R7).
+#[derive(Default)]
+struct Dedup {
+    seen: std::collections::HashSet<String>,
+    items: Vec<Item>,
+    duplicates: usize,
+    uncanonical: usize,
+}
+
+impl Dedup {
+    /// Adds an item for `url` unless its canonical key was seen already.
+    /// `title` is cleaned here; an empty cleaned title falls back to the URL.
+    fn push(&mut self, url: &url::Url, title: &str, published: Option<String>) {
+        let url = url.as_str();
+        let Ok(id) = wr_core::canonical::canonical_url(url) else {
+            // A URL the section 10.2 canonicaliser refuses has no stable key;
+            // keeping it would break de-duplication across runs.
+            self.uncanonical += 1;
+            return;
+        };
+        if !self.seen.insert(id.clone()) {
+            self.duplicates += 1;
+            return;
+        }
+        let mut title = clean_title(title);
+        if title.is_empty() {
+            title = clean_title(url);
+        }
+        self.items.push(Item {
+            title,
+            url: url.to_owned(),
+            published,
+            id,
+        });
+    }
+}
