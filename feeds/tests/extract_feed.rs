@@ -377,3 +377,24 @@ fn errors_name_what_failed() {
     assert!(matches!(err, ExtractError::BadBaseUrl { .. }), "{err:?}");
     assert!(err.to_string().contains("not a url"), "{err}");
 }
+
+#[test]
+fn truncated_and_corrupted_feeds_never_panic() {
+    for name in [
+        "rss_0.91_spec_1.xml",
+        "rss_1.0_spec_1.xml",
+        "rss_2.0_relurl_1.xml",
+        "atom_relative.xml",
+        "jsonfeed_example_1.json",
+    ] {
+        let body = data(name);
+        for cut in (0..body.len()).step_by(5) {
+            let _ = feed(&body[..cut], "https://t.test/feed");
+        }
+        let mut flipped = body.clone();
+        for i in (0..flipped.len()).step_by(11) {
+            flipped[i] ^= 0x5a;
+        }
+        let _ = feed(&flipped, "https://t.test/feed");
+    }
+}

@@ -206,6 +206,17 @@ fn urls_are_normalised_and_ids_are_canonical() {
     let items = markdown(md, BASE);
     assert_eq!(pairs(&items), [("x", "https://docs.example.test/a%20b/")]);
     assert_eq!(items[0].id, "https://docs.example.test/a%20b");
+
+    // Credentials never leave; IDN hosts become punycode; IPv6 is kept.
+    let md = "[u](https://user:secret@h.test/a) [idn](https://b\u{fc}cher.example/x) [v6](http://[::1]:8080/a)";
+    assert_eq!(
+        pairs(&markdown(md, BASE)),
+        [
+            ("u", "https://h.test/a"),
+            ("idn", "https://xn--bcher-kva.example/x"),
+            ("v6", "http://[::1]:8080/a"),
+        ]
+    );
 }
 
 #[test]

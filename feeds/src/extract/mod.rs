@@ -40,7 +40,8 @@ pub struct Item {
     /// none.
     pub title: String,
     /// Absolute `http` or `https` URL, as serialised by the `url` crate
-    /// (host lowercased, IDNA and percent-encoding normalised).
+    /// (host lowercased, IDNA and percent-encoding normalised), without
+    /// userinfo.
     pub url: String,
     /// Publication date in RFC 3339 (UTC, `Z`), when the source states one.
     pub published: Option<String>,
@@ -149,10 +150,17 @@ fn http_url(raw: &str) -> Option<url::Url> {
     web_only(parsed)
 }
 
-/// Keeps `url` only when it is `http`/`https` with a non-empty host.
-fn web_only(url: url::Url) -> Option<url::Url> {
+/// Keeps `url` only when it is `http`/`https` with a non-empty host, and
+/// drops any userinfo: credentials in a link must not reach the store or
+/// the terminal (the canonical key drops them too).
+fn web_only(mut url: url::Url) -> Option<url::Url> {
     match url.scheme() {
-        "http" | "https" if url.host_str().is_some_and(|h| !h.is_empty()) => Some(url),
+        "http" | "https" if url.host_str().is_some_and(|h| !h.is_empty()) => {
+            // Both only fail for URLs that cannot have a host, excluded above.
+            let _ = url.set_username("");
+            let _ = url.set_password(None);
+            Some(url)
+        }
         _ => None,
     }
 }
