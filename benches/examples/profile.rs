@@ -1,6 +1,6 @@
 //! A loop to profile (perf / callgrind), not a benchmark.
 //!
-//! `cargo run --release -p wr-benches --example profile -- parse|robots|check-adv|texting [ROUNDS]`
+//! `cargo run --release -p wr-benches --example profile -- parse|robots|check-adv|answer-max|texting [ROUNDS]`
 
 use std::hint::black_box;
 use wr_benches::{adversarial, corpus_or_builtin, TOKEN};
@@ -30,6 +30,18 @@ fn main() {
             let p = Policy::parse(&a.body.bytes, TOKEN);
             for _ in 0..rounds {
                 black_box(p.check(black_box(&a.path)));
+            }
+        }
+        "answer-max" => {
+            let (bodies, _) = corpus_or_builtin();
+            let body = wr_benches::by_rule_percentile(&bodies).pop().unwrap().1;
+            let paths = wr_benches::paths_for(&body);
+            let p = Policy::parse(&body.bytes, TOKEN);
+            eprintln!("{}: {} rules", body.name, p.rule_count());
+            for _ in 0..rounds {
+                for path in &paths {
+                    black_box(p.check(black_box(path)));
+                }
             }
         }
         m => eprintln!("unknown mode {m}"),
