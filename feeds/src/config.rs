@@ -178,6 +178,8 @@ pub struct Config {
     pub clock: Arc<dyn Clock>,
     /// Jitter seed; `None` seeds from the clock.
     pub rng_seed: Option<u64>,
+    /// R5 schedule (section 6 defaults; tests shorten it).
+    pub backoff: wr_core::backoff::Backoff,
 }
 
 impl fmt::Debug for Config {
@@ -209,6 +211,7 @@ impl Config {
             tls_roots: None,
             clock: Arc::new(SystemClock),
             rng_seed: None,
+            backoff: wr_core::backoff::Backoff::default(),
         }
     }
 

@@ -335,7 +335,7 @@ impl Pipeline {
         let seed = config.rng_seed.unwrap_or(now.0 ^ 0x5DEE_CE66_D1CE_4E5B);
         Ok(Pipeline {
             jitter: Jitter::new(seed),
-            backoff: Backoff::default(),
+            backoff: config.backoff,
             config,
             gate,
             store,

@@ -1,0 +1,320 @@
+//! Loopback test servers that record every request (method, host, path +
+//! query, headers, arrival instant), and helpers to point a pipeline at
+//! them with `connect_to`.
+#![allow(dead_code)]
+
+use std::io::{Read, Write};
+use std::net::TcpListener;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use wr_feeds::{Config, ConnectTo, Identity, Timeouts};
+
+/// One request as the server saw it.
+#[derive(Debug, Clone)]
+pub struct Recorded {
+    pub method: String,
+    /// Host header without the port.
+    pub host: String,
+    /// Path and query as sent.
+    pub target: String,
+    pub headers: Vec<(String, String)>,
+    pub at: Instant,
+}
+
+impl Recorded {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+    /// The path without the query.
+    pub fn path(&self) -> &str {
+        self.target.split('?').next().unwrap_or("")
+    }
+    pub fn query(&self) -> Option<&str> {
+        self.target.split_once('?').map(|(_, q)| q)
+    }
+}
+
+/// A reply.
+#[derive(Debug, Clone)]
+pub struct Reply {
+    pub status: u16,
+    pub headers: Vec<(String, String)>,
+    pub body: Vec<u8>,
+    pub delay: Option<Duration>,
+}
+
+impl Reply {
+    pub fn new(status: u16, content_type: &str, body: impl Into<Vec<u8>>) -> Reply {
+        Reply {
+            status,
+            headers: vec![("Content-Type".into(), content_type.into())],
+            body: body.into(),
+            delay: None,
+        }
+    }
+    pub fn status(status: u16) -> Reply {
+        Reply {
+            status,
+            headers: vec![],
+            body: vec![],
+            delay: None,
+        }
+    }
+    pub fn header(mut self, k: &str, v: &str) -> Reply {
+        self.headers.push((k.into(), v.into()));
+        self
+    }
+    pub fn redirect(status: u16, location: &str) -> Reply {
+        Reply::status(status).header("Location", location)
+    }
+    pub fn not_found() -> Reply {
+        Reply::new(404, "text/plain", "not found")
+    }
+    pub fn delayed(mut self, d: Duration) -> Reply {
+        self.delay = Some(d);
+        self
+    }
+}
+
+pub type Handler = Arc<dyn Fn(&Recorded) -> Reply + Send + Sync>;
+
+/// A plain-HTTP loopback server (tiny_http), one thread.
+pub struct TestServer {
+    pub port: u16,
+    log: Arc<Mutex<Vec<Recorded>>>,
+    server: Arc<tiny_http::Server>,
+}
+
+impl TestServer {
+    pub fn start(handler: impl Fn(&Recorded) -> Reply + Send + Sync + 'static) -> TestServer {
+        let server = Arc::new(tiny_http::Server::http("127.0.0.1:0").expect("bind"));
+        let port = server.server_addr().to_ip().expect("ip").port();
+        let log = Arc::new(Mutex::new(Vec::new()));
+        let (s, l) = (server.clone(), log.clone());
+        std::thread::spawn(move || {
+            for mut req in s.incoming_requests() {
+                let at = Instant::now();
+                let headers: Vec<(String, String)> = req
+                    .headers()
+                    .iter()
+                    .map(|h| (h.field.to_string(), h.value.to_string()))
+                    .collect();
+                let host = headers
+                    .iter()
+                    .find(|(k, _)| k.eq_ignore_ascii_case("host"))
+                    .map(|(_, v)| v.rsplit_once(':').map_or(v.as_str(), |(h, _)| h).to_string())
+                    .unwrap_or_default();
+                let rec = Recorded {
+                    method: req.method().to_string(),
+                    host,
+                    target: req.url().to_string(),
+                    headers,
+                    at,
+                };
+                let mut sink = Vec::new();
+                let _ = req.as_reader().read_to_end(&mut sink);
+                l.lock().unwrap().push(rec.clone());
+                let reply = handler(&rec);
+                if let Some(d) = reply.delay {
+                    std::thread::sleep(d);
+                }
+                let mut resp = tiny_http::Response::from_data(reply.body).with_status_code(reply.status);
+                for (k, v) in &reply.headers {
+                    if let Ok(h) = tiny_http::Header::from_bytes(k.as_bytes(), v.as_bytes()) {
+                        resp.add_header(h);
+                    }
+                }
+                let _ = req.respond(resp);
+            }
+        });
+        TestServer { port, log, server }
+    }
+
+    pub fn requests(&self) -> Vec<Recorded> {
+        self.log.lock().unwrap().clone()
+    }
+
+    pub fn requests_to(&self, host: &str) -> Vec<Recorded> {
+        self.requests().into_iter().filter(|r| r.host == host).collect()
+    }
+
+    pub fn clear(&self) {
+        self.log.lock().unwrap().clear();
+    }
+
+    /// `host:80` goes to this server.
+    pub fn connect(&self, host: &str) -> ConnectTo {
+        ConnectTo::new(host, 80, "127.0.0.1", self.port)
+    }
+}
+
+impl Drop for TestServer {
+    fn drop(&mut self) {
+        self.server.unblock();
+    }
+}
+
+/// A fresh, empty state directory.
+pub fn state_dir(name: &str) -> PathBuf {
+    static N: AtomicU64 = AtomicU64::new(0);
+    let d = std::env::temp_dir().join(format!(
+        "wr-feeds-test-{name}-{}-{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::SeqCst)
+    ));
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+pub const TEST_IDENTITY_IMPL: &str = "walsh-research/wr-feeds";
+
+/// A config whose operator is `http://wal.sh` and whose `hosts` all go to
+/// `server`.
+pub fn config(dir: &PathBuf, server: &TestServer, hosts: &[&str]) -> Config {
+    let mut c = Config::new(dir);
+    c.set_operator_base("http://wal.sh").unwrap();
+    c.connect_to.push(server.connect("wal.sh"));
+    for h in hosts {
+        c.connect_to.push(server.connect(h));
+    }
+    c.identity = Some(Identity {
+        implementation: TEST_IDENTITY_IMPL.into(),
+        sha: "abc1234".into(),
+        spec: wr_core::constants::SPEC_VERSION.into(),
+    });
+    c.timeouts = Timeouts {
+        connect: Duration::from_secs(2),
+        request: Duration::from_secs(5),
+    };
+    c.rng_seed = Some(42);
+    c
+}
+
+pub fn data(path: &str) -> Vec<u8> {
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(path);
+    std::fs::read(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
+/// Section 16 canaries, plus a rule that would refuse every R13-tagged URL
+/// if the gate ever saw the tags.
+pub const OPERATOR_ROBOTS: &str = "User-agent: *\nDisallow: /research/bots/dogfood-walsh-only\n\nUser-agent: Walsh-Research\nDisallow: /research/bots/dogfood-disallow\nAllow: /research/bots/dogfood-allow\nAllow: /research/bots/dogfood-walsh-only\nDisallow: /*impl=\nCrawl-delay: 2\n";
+
+/// The operator replica (`wal.sh`): blocklist (inline schema, lists
+/// example.com), standalone schema, fixtures, robots.txt, dogfood pages.
+pub fn operator(r: &Recorded) -> Reply {
+    match r.path() {
+        "/.well-known/walsh-research/blocklist.json" => {
+            Reply::new(200, "application/json", data("operator/blocklist.json"))
+        }
+        "/.well-known/walsh-research/blocklist.schema.json" => Reply::new(
+            200,
+            "application/schema+json",
+            data("operator/blocklist.schema.json"),
+        ),
+        "/.well-known/walsh-research/test-fixtures.json" => {
+            Reply::new(200, "application/json", data("operator/test-fixtures.json"))
+        }
+        "/robots.txt" => Reply::new(200, "text/plain", OPERATOR_ROBOTS),
+        p if p.starts_with("/research/bots/dogfood-") => {
+            Reply::new(200, "text/html", format!("<p>{p}</p>"))
+        }
+        _ => Reply::not_found(),
+    }
+}
+
+/// Every request carried the exact R1 User-Agent.
+pub fn assert_ua(reqs: &[Recorded]) {
+    for r in reqs {
+        assert_eq!(
+            r.header("user-agent"),
+            Some(wr_core::constants::USER_AGENT),
+            "{} {}{}",
+            r.method,
+            r.host,
+            r.target
+        );
+    }
+}
+
+/// Gaps between consecutive arrivals at `host` are at least `min`.
+pub fn assert_spacing(reqs: &[Recorded], host: &str, min: Duration) {
+    let at: Vec<Instant> = reqs.iter().filter(|r| r.host == host).map(|r| r.at).collect();
+    for w in at.windows(2) {
+        let gap = w[1] - w[0];
+        assert!(gap >= min, "{host}: gap {gap:?} < {min:?}");
+    }
+}
+
+/// A minimal HTTPS server (rustls) answering every request with `body`,
+/// recording requests. Returns (port, log, DER of the self-signed cert).
+pub fn start_tls(names: &[&str], handler: impl Fn(&Recorded) -> Reply + Send + Sync + 'static) -> (u16, Arc<Mutex<Vec<Recorded>>>, Vec<u8>) {
+    use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
+    let ck = rcgen::generate_simple_self_signed(names.iter().map(|s| s.to_string()).collect::<Vec<_>>()).unwrap();
+    let cert_der = ck.cert.der().to_vec();
+    let key = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(ck.signing_key.serialize_der()));
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let cfg = rustls::ServerConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .unwrap()
+        .with_no_client_auth()
+        .with_single_cert(vec![CertificateDer::from(cert_der.clone())], key)
+        .unwrap();
+    let cfg = Arc::new(cfg);
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let log = Arc::new(Mutex::new(Vec::new()));
+    let l = log.clone();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(tcp) = stream else { continue };
+            let Ok(conn) = rustls::ServerConnection::new(cfg.clone()) else { continue };
+            let mut tls = rustls::StreamOwned::new(conn, tcp);
+            let mut buf = Vec::new();
+            let mut chunk = [0u8; 4096];
+            let head = loop {
+                match tls.read(&mut chunk) {
+                    Ok(0) | Err(_) => break None,
+                    Ok(n) => {
+                        buf.extend_from_slice(&chunk[..n]);
+                        if let Some(i) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+                            break Some(String::from_utf8_lossy(&buf[..i]).to_string());
+                        }
+                    }
+                }
+            };
+            let Some(head) = head else { continue };
+            let mut lines = head.split("\r\n");
+            let mut first = lines.next().unwrap_or("").split(' ');
+            let method = first.next().unwrap_or("").to_string();
+            let target = first.next().unwrap_or("").to_string();
+            let headers: Vec<(String, String)> = lines
+                .filter_map(|h| h.split_once(':'))
+                .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
+                .collect();
+            let host = headers
+                .iter()
+                .find(|(k, _)| k.eq_ignore_ascii_case("host"))
+                .map(|(_, v)| v.rsplit_once(':').map_or(v.as_str(), |(h, _)| h).to_string())
+                .unwrap_or_default();
+            let rec = Recorded { method, host, target, headers, at: Instant::now() };
+            l.lock().unwrap().push(rec.clone());
+            let reply = handler(&rec);
+            let mut out = format!("HTTP/1.1 {} X\r\nContent-Length: {}\r\nConnection: close\r\n", reply.status, reply.body.len());
+            for (k, v) in &reply.headers {
+                out.push_str(&format!("{k}: {v}\r\n"));
+            }
+            out.push_str("\r\n");
+            let _ = tls.write_all(out.as_bytes());
+            let _ = tls.write_all(&reply.body);
+            let _ = tls.flush();
+            tls.conn.send_close_notify();
+            let _ = tls.flush();
+        }
+    });
+    (port, log, cert_der)
+}

@@ -1,0 +1,588 @@
+//! End-to-end tests of the pipeline against loopback servers that record
+//! every request. Tests needing real waits use their own hosts and run in
+//! parallel; tests that only need elapsed time use the virtual clock.
+
+mod common;
+
+use common::*;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use wr_core::time::Timestamp;
+use wr_feeds::{
+    CheckReport, FetchError, ManualClock, Method, NoProgress, Pipeline, RunOptions, Source,
+    SourceStatus,
+};
+
+fn src(name: &str, url: &str, feed: Option<&str>) -> Source {
+    Source {
+        name: name.into(),
+        url: url.into(),
+        feed: feed.map(Into::into),
+    }
+}
+
+const FORCE: RunOptions = RunOptions { force: true, all: false };
+
+fn robots_ok() -> Reply {
+    Reply::new(200, "text/plain", "User-agent: *\nDisallow: /private\n")
+}
+
+/// R1, R3 first, R2 before each host, R9 (feed, markdown, llms.txt, left
+/// out), R7 (conditional second run, 304, dedup), R8, R13 on operator URLs.
+#[test]
+fn full_run_then_conditional_run() {
+    let server = TestServer::start(|r| match (r.host.as_str(), r.path()) {
+        ("wal.sh", _) => operator(r),
+        (_, "/robots.txt") => robots_ok(),
+        ("feeds.test", "/feed.xml") => {
+            if r.header("if-none-match") == Some("\"v1\"") {
+                Reply::status(304)
+            } else {
+                Reply::new(200, "application/atom+xml", data("feeds/atom_spec_1.xml")).header("ETag", "\"v1\"")
+            }
+        }
+        ("md.test", "/notes") => {
+            if r.header("if-modified-since").is_some() {
+                Reply::status(304)
+            } else {
+                Reply::new(200, "text/markdown; charset=utf-8", "# Notes\n\n[One](https://md.test/one) and [One again](https://md.test/one#x) and [Two](https://md.test/two)\n")
+                    .header("Last-Modified", "Mon, 23 May 2026 00:00:00 GMT")
+            }
+        }
+        ("llms.test", "/") => Reply::new(200, "text/html", "<a href=/x>x</a>"),
+        ("llms.test", "/llms.txt") => Reply::new(200, "text/plain", data("llms-txt/AnswerDotAI_llms-txt__nbs_llms.txt")),
+        ("none.test", "/") => Reply::new(200, "text/html", "<html></html>"),
+        _ => Reply::not_found(),
+    });
+    let dir = state_dir("full");
+    let cfg = config(&dir, &server, &["feeds.test", "md.test", "llms.test", "none.test"]);
+    let sources = vec![
+        src("feeds", "http://feeds.test/", Some("http://feeds.test/feed.xml")),
+        src("md", "http://md.test/notes", None),
+        src("llms", "http://llms.test/", None),
+        src("none", "http://none.test/", None),
+    ];
+    let mut p = Pipeline::open(cfg.clone()).unwrap();
+    let t0 = Instant::now();
+    let rep = p.run(&sources, RunOptions::default(), &mut NoProgress).unwrap();
+    let first_run = t0.elapsed();
+    let by = |n: &str| rep.sources.iter().find(|s| s.name == n).unwrap().clone();
+    assert_eq!(by("feeds").status, SourceStatus::Ok { not_modified: false });
+    assert_eq!(by("feeds").method, Some(Method::Feed));
+    assert!(!by("feeds").items.is_empty());
+    assert_eq!(by("md").method, Some(Method::Markdown));
+    let md: Vec<_> = by("md").items.iter().map(|i| i.url.clone()).collect();
+    assert_eq!(md, vec!["https://md.test/one", "https://md.test/two"], "dedup by canonical URL");
+    assert_eq!(by("llms").method, Some(Method::LlmsTxt));
+    assert!(by("llms").items.len() > 3, "real llms.txt extracted");
+    assert!(matches!(by("none").status, SourceStatus::LeftOut { .. }), "{:?}", by("none").status);
+
+    let reqs = server.requests();
+    assert_ua(&reqs);
+    // R3 first: the very first request is the blocklist, R13-tagged.
+    assert_eq!(reqs[0].path(), "/.well-known/walsh-research/blocklist.json");
+    let q = reqs[0].query().unwrap();
+    assert!(q.contains("impl=walsh-research%2Fwr-feeds") && q.contains("sha=abc1234") && q.contains("spec=walsh-research-compliance%2Fv1.3"), "{q}");
+    // R2 before anything else on each host; no tags off the operator host.
+    for host in ["feeds.test", "md.test", "llms.test", "none.test"] {
+        let h: Vec<_> = reqs.iter().filter(|r| r.host == host).collect();
+        assert_eq!(h[0].path(), "/robots.txt", "{host}");
+        assert!(h.iter().all(|r| r.query().is_none()), "{host}: no R13 tags");
+        assert_spacing(&reqs, host, Duration::from_secs(1));
+    }
+    // R9: HTML never used; the markdown request carried Accept: text/markdown.
+    let page = reqs.iter().find(|r| r.host == "md.test" && r.path() == "/notes").unwrap();
+    assert_eq!(page.header("accept"), Some("text/markdown"));
+    // Scheduling: 4 hosts x 2+ requests cost about one spacing, not four.
+    assert!(first_run < Duration::from_millis(4_500), "{first_run:?}");
+
+    // R8: a second run within the hour is skipped without --force.
+    server.clear();
+    let rep = p.run(&sources, RunOptions::default(), &mut NoProgress).unwrap();
+    assert!(rep.sources.iter().all(|s| matches!(s.status, SourceStatus::Skipped { .. })));
+    assert!(server.requests().is_empty());
+
+    // Second (forced) run from a new process: conditional requests, 304.
+    drop(p);
+    let mut p = Pipeline::open(cfg).unwrap();
+    let rep = p.run(&sources, FORCE, &mut NoProgress).unwrap();
+    assert_eq!(rep.sources[0].status, SourceStatus::Ok { not_modified: true });
+    assert!(rep.sources[0].items.is_empty());
+    assert_eq!(rep.sources[1].status, SourceStatus::Ok { not_modified: true });
+    assert_eq!(rep.sources[2].status, SourceStatus::Ok { not_modified: false });
+    assert!(rep.sources[2].items.is_empty(), "llms.txt items already seen");
+    let reqs = server.requests();
+    assert_ua(&reqs);
+    assert!(reqs.iter().all(|r| r.path() != "/robots.txt"), "robots.txt cached (24 h)");
+    assert!(reqs.iter().all(|r| !r.path().ends_with("blocklist.json")), "blocklist cached");
+    let feed = reqs.iter().find(|r| r.path() == "/feed.xml").unwrap();
+    assert_eq!(feed.header("if-none-match"), Some("\"v1\""));
+    // --all lists what is offered even on 304.
+    let rep = p.run(&sources, RunOptions { force: true, all: true }, &mut NoProgress).unwrap();
+    assert!(!rep.sources[0].items.is_empty());
+    assert_eq!(rep.sources[1].items.len(), 2);
+}
+
+/// R4: Crawl-delay spacing for every request incl. robots.txt, first request
+/// not delayed; scheduler: a ready host goes while another waits.
+#[test]
+fn crawl_delay_and_interleaving() {
+    let server = TestServer::start(|r| match (r.host.as_str(), r.path()) {
+        ("wal.sh", _) => operator(r),
+        ("slow.test", "/robots.txt") => Reply::new(200, "text/plain", "User-agent: *\nCrawl-delay: 2\n"),
+        ("slow.test", "/") => Reply::new(200, "text/html", "<p>"),
+        ("slow.test", "/llms.txt") => Reply::new(200, "text/markdown", "[a](https://slow.test/a)\n"),
+        ("quick.test", "/robots.txt") => Reply::not_found(),
+        ("quick.test", "/feed.json") => Reply::new(200, "application/feed+json", data("feeds/jsonfeed_spec_1.json")),
+        _ => Reply::not_found(),
+    });
+    let dir = state_dir("crawl");
+    let cfg = config(&dir, &server, &["slow.test", "quick.test"]);
+    let mut p = Pipeline::open(cfg).unwrap();
+    let sources = vec![
+        src("slow", "http://slow.test/", None),
+        src("quick", "http://quick.test/", Some("http://quick.test/feed.json")),
+    ];
+    let rep = p.run(&sources, RunOptions::default(), &mut NoProgress).unwrap();
+    assert_eq!(rep.sources[0].method, Some(Method::LlmsTxt), "{:?}", rep.sources[0]);
+    assert_eq!(rep.sources[1].method, Some(Method::Feed), "{:?}", rep.sources[1]);
+    let reqs = server.requests();
+    assert_ua(&reqs);
+    assert_spacing(&reqs, "slow.test", Duration::from_secs(2));
+    let slow: Vec<_> = reqs.iter().filter(|r| r.host == "slow.test").collect();
+    assert_eq!(slow.len(), 3);
+    // First request to an unseen host is not delayed.
+    assert!(slow[0].at - reqs[0].at < Duration::from_millis(800));
+    // quick.test's feed was fetched while slow.test waited.
+    let quick_feed = reqs.iter().find(|r| r.path() == "/feed.json").unwrap();
+    assert!(quick_feed.at < slow[1].at, "ready host went first");
+}
+
+/// R5: 429 with Retry-After retried after it, spacing kept, UA on retries.
+#[test]
+fn retry_after_then_success() {
+    let hits = Arc::new(AtomicUsize::new(0));
+    let h = hits.clone();
+    let server = TestServer::start(move |r| match (r.host.as_str(), r.path()) {
+        ("wal.sh", _) => operator(r),
+        ("busy.test", "/robots.txt") => Reply::not_found(),
+        ("busy.test", "/feed.xml") => {
+            if h.fetch_add(1, Ordering::SeqCst) < 2 {
+                Reply::new(429, "text/plain", "slow down").header("Retry-After", "2")
+            } else {
+                Reply::new(200, "application/rss+xml", data("feeds/rss_2.0_spec_1.xml"))
+            }
+        }
+        _ => Reply::not_found(),
+    });
+    let dir = state_dir("retry");
+    let mut p = Pipeline::open(config(&dir, &server, &["busy.test"])).unwrap();
+    let rep = p.run(&[src("busy", "http://busy.test/", Some("http://busy.test/feed.xml"))], FORCE, &mut NoProgress).unwrap();
+    assert_eq!(rep.sources[0].status, SourceStatus::Ok { not_modified: false }, "{:?}", rep.sources[0]);
+    let reqs = server.requests_to("busy.test");
+    assert_ua(&reqs);
+    let feed: Vec<_> = reqs.iter().filter(|r| r.path() == "/feed.xml").collect();
+    assert_eq!(feed.len(), 3);
+    for w in feed.windows(2) {
+        assert!(w[1].at - w[0].at >= Duration::from_secs(2), "Retry-After honoured");
+    }
+}
+
+/// R5: retries exhausted -> failure recorded, host left alone for an hour
+/// (next run defers it without a request); a long Retry-After defers.
+#[test]
+fn retries_exhausted_and_long_retry_after() {
+    let server = TestServer::start(|r| match (r.host.as_str(), r.path()) {
+        ("wal.sh", _) => operator(r),
+        (_, "/robots.txt") => Reply::not_found(),
+        ("down.test", _) => Reply::new(503, "text/plain", "down").header("Retry-After", "0"),
+        ("later.test", _) => Reply::new(503, "text/plain", "later").header("Retry-After", "7200"),
+        _ => Reply::not_found(),
+    });
+    let dir = state_dir("exhaust");
+    let mut cfg = config(&dir, &server, &["down.test", "later.test"]);
+    cfg.max_wait = Duration::from_secs(60);
+    let mut p = Pipeline::open(cfg.clone()).unwrap();
+    let sources = [
+        src("down", "http://down.test/", Some("http://down.test/feed")),
+        src("later", "http://later.test/", Some("http://later.test/feed")),
+    ];
+    let rep = p.run(&sources, FORCE, &mut NoProgress).unwrap();
+    let SourceStatus::Failed { reason } = &rep.sources[0].status else { panic!("{:?}", rep.sources[0]) };
+    assert!(reason.contains("HTTP 503") && reason.contains("http://down.test/feed"), "{reason}");
+    let SourceStatus::Deferred { reason, .. } = &rep.sources[1].status else { panic!("{:?}", rep.sources[1]) };
+    assert!(reason.contains("7200"), "{reason}");
+    let reqs = server.requests();
+    assert_ua(&reqs);
+    assert_eq!(reqs.iter().filter(|r| r.host == "down.test" && r.path() == "/feed").count(), 6, "1 + 5 retries");
+    assert_eq!(reqs.iter().filter(|r| r.host == "later.test" && r.path() == "/feed").count(), 1);
+    assert_spacing(&reqs, "down.test", Duration::from_secs(1));
+    // A new process honours the one-hour hold and the Retry-After.
+    drop(p);
+    server.clear();
+    let mut p = Pipeline::open(cfg).unwrap();
+    let rep = p.run(&sources, FORCE, &mut NoProgress).unwrap();
+    assert!(matches!(&rep.sources[0].status, SourceStatus::Deferred { reason, .. } if reason.contains("cooling down")), "{:?}", rep.sources[0]);
+    assert!(matches!(rep.sources[1].status, SourceStatus::Deferred { .. }));
+    assert!(server.requests().iter().all(|r| r.host == "wal.sh"));
+}
+
+/// C6: redirects resolved and gated hop by hop; refused to a blocked host
+/// or a disallowed path; at most 5 hops.
+#[test]
+fn redirects_are_gated() {
+    let server = TestServer::start(|r| match (r.host.as_str(), r.path()) {
+        ("wal.sh", _) => operator(r),
+        ("example.com", _) => Reply::new(200, "text/markdown", "[x](https://example.com/x)"),
+        ("redir.test", "/robots.txt") => robots_ok(),
+        ("redir.test", "/old") => Reply::redirect(301, "/new"),
+        ("redir.test", "/new") => Reply::new(200, "text/markdown", "[n](https://redir.test/n)"),
+        ("redir.test", "/to-blocked") => Reply::redirect(302, "http://www.example.com/feed"),
+        ("redir.test", "/to-private") => Reply::redirect(302, "/private/feed"),
+        ("redir.test", p) if p.starts_with("/loop") => {
+            let n: u32 = p[5..].parse().unwrap_or(0);
+            Reply::redirect(302, &format!("/loop{}", n + 1))
+        }
+        _ => Reply::not_found(),
+    });
+    let dir = state_dir("redir");
+    let mut p = Pipeline::open(config(&dir, &server, &["redir.test", "example.com", "www.example.com"])).unwrap();
+    let sources = [
+        src("ok", "http://redir.test/old", None),
+        src("blocked", "http://redir.test/to-blocked", None),
+        src("private", "http://redir.test/to-private", None),
+        src("loop", "http://redir.test/loop0", None),
+        src("direct-blocked", "http://example.com/", None),
+    ];
+    let rep = p.run(&sources, FORCE, &mut NoProgress).unwrap();
+    assert_eq!(rep.sources[0].fetched_url.as_deref(), Some("http://redir.test/new"));
+    assert!(matches!(&rep.sources[1].status, SourceStatus::DeniedBlocklist { url, domain } if url == "http://www.example.com/feed" && domain == "example.com"), "{:?}", rep.sources[1]);
+    assert!(matches!(&rep.sources[2].status, SourceStatus::DeniedRobots { url, line: 2, .. } if url.ends_with("/private/feed")), "{:?}", rep.sources[2]);
+    assert!(matches!(&rep.sources[3].status, SourceStatus::Failed { reason } if reason.contains("redirects")), "{:?}", rep.sources[3]);
+    assert!(matches!(rep.sources[4].status, SourceStatus::DeniedBlocklist { .. }));
+    let reqs = server.requests();
+    assert_ua(&reqs);
+    assert!(reqs.iter().all(|r| !r.host.ends_with("example.com")), "blocked host never contacted");
+    assert!(reqs.iter().all(|r| !r.path().starts_with("/private")));
+    assert_eq!(reqs.iter().filter(|r| r.path().starts_with("/loop")).count(), 6, "first request + 5 hops");
+}
+
+/// R3b / R3c: the blocklist is kept after a 404 and after an invalid
+/// document; the first-ever failure is an empty, loudly reported list.
+/// Uses the virtual clock to move past the 6 h refresh.
+#[test]
+fn blocklist_retention_and_fallback() {
+    let mode = Arc::new(AtomicUsize::new(0));
+    let m = mode.clone();
+    let server = TestServer::start(move |r| match (r.host.as_str(), r.path()) {
+        ("wal.sh", "/.well-known/walsh-research/blocklist.json") => match m.load(Ordering::SeqCst) {
+            0 => operator(r),
+            1 => Reply::not_found(),
+            2 => Reply::new(200, "application/json", String::from_utf8(data("operator/blocklist.json")).unwrap().replace("\"updated\": \"2026-05-23T00:00:00Z\"", "\"updated\": \"yesterday\"")),
+            3 => Reply::new(200, "application/json", String::from_utf8(data("operator/blocklist.json")).unwrap().replace("walsh-research-blocklist/v1", "walsh-research-blocklist/v2")),
+            _ => Reply::new(500, "text/plain", "oops"),
+        },
+        ("wal.sh", _) => operator(r),
+        (_, "/robots.txt") => Reply::not_found(),
+        (_, _) => Reply::new(200, "text/markdown", "[x](https://x.test/x)"),
+    });
+    let clock = Arc::new(ManualClock::new(Timestamp::from_secs(1_780_000_000)));
+    let dir = state_dir("blocklist");
+    let mut cfg = config(&dir, &server, &["example.com", "ok.test"]);
+    cfg.clock = clock.clone();
+    let sources = [src("blocked", "http://example.com/", None), src("ok", "http://ok.test/", None)];
+    let mut p = Pipeline::open(cfg.clone()).unwrap();
+    let rep = p.run(&sources, FORCE, &mut NoProgress).unwrap();
+    assert!(matches!(rep.blocklist, wr_feeds::BlocklistState::Fresh { .. }));
+    assert!(matches!(rep.sources[0].status, SourceStatus::DeniedBlocklist { .. }));
+    for (m, what) in [(1, "404"), (2, "schema-invalid"), (3, "unknown major"), (4, "500")] {
+        mode.store(m, Ordering::SeqCst);
+        clock.advance(Duration::from_secs(7 * 3600));
+        let mut p = Pipeline::open(cfg.clone()).unwrap();
+        let rep = p.run(&sources, FORCE, &mut NoProgress).unwrap();
+        assert!(matches!(rep.blocklist, wr_feeds::BlocklistState::Retained { .. }), "{what}: {:?}", rep.blocklist);
+        assert!(matches!(rep.sources[0].status, SourceStatus::DeniedBlocklist { .. }), "{what}: still blocked");
+        assert!(!rep.notices.is_empty());
+    }
+    assert!(server.requests().iter().all(|r| r.host != "example.com"));
+    // First-ever failure: empty list, fail open, reported loudly.
+    let dir2 = state_dir("blocklist-first");
+    let mut cfg2 = cfg.clone();
+    cfg2.state_dir = dir2;
+    let mut p = Pipeline::open(cfg2).unwrap();
+    let rep = p.run(&sources, FORCE, &mut NoProgress).unwrap();
+    assert!(matches!(rep.blocklist, wr_feeds::BlocklistState::Fallback { .. }));
+    assert!(rep.notices.iter().any(|n| n.contains("EMPTY blocklist")));
+    assert_eq!(rep.sources[0].status, SourceStatus::Ok { not_modified: false });
+    assert_ua(&server.requests());
+}
+
+/// R2: 5xx with nothing cached defers the host (reported, target never
+/// requested); later 5xx with a cache uses it; robots.txt redirects are
+/// followed (each hop gated); 4xx allows all; 500 KiB truncation.
+#[test]
+fn robots_error_handling() {
+    let mode = Arc::new(AtomicUsize::new(0));
+    let m = mode.clone();
+    let server = TestServer::start(move |r| match (r.host.as_str(), r.path()) {
+        ("wal.sh", _) => operator(r),
+        ("flaky.test", "/robots.txt") => match m.load(Ordering::SeqCst) {
+            0 => Reply::new(503, "text/plain", "down"),
+            1 => Reply::new(200, "text/plain", "User-agent: walsh-research\nDisallow: /secret\n"),
+            _ => Reply::new(500, "text/plain", "down"),
+        },
+        ("hop.test", "/robots.txt") => Reply::redirect(301, "http://hop.test/real-robots.txt"),
+        ("hop.test", "/real-robots.txt") => Reply::new(200, "text/plain", "User-agent: *\nDisallow: /no\n"),
+        ("big.test", "/robots.txt") => {
+            let mut body = "User-agent: *\n".to_string();
+            while body.len() < 520 * 1024 {
+                body.push_str("# padding padding padding padding padding padding\n");
+            }
+            body.push_str("Disallow: /\n");
+            Reply::new(200, "text/plain", body)
+        }
+        ("gone.test", "/robots.txt") => Reply::new(410, "text/plain", "gone"),
+        (_, _) => Reply::new(200, "text/markdown", "[x](https://x.test/x)"),
+    });
+    let clock = Arc::new(ManualClock::new(Timestamp::from_secs(1_780_000_000)));
+    let dir = state_dir("robots");
+    let mut cfg = config(&dir, &server, &["flaky.test", "hop.test", "big.test", "gone.test"]);
+    cfg.clock = clock.clone();
+    let mut p = Pipeline::open(cfg.clone()).unwrap();
+    let sources = [
+        src("flaky", "http://flaky.test/secret/page", None),
+        src("hop", "http://hop.test/no/page", None),
+        src("big", "http://big.test/page", None),
+        src("gone", "http://gone.test/page", None),
+    ];
+    let rep = p.run(&sources, FORCE, &mut NoProgress).unwrap();
+    assert!(matches!(&rep.sources[0].status, SourceStatus::Deferred { reason, .. } if reason.contains("robots.txt")), "{:?}", rep.sources[0]);
+    assert!(matches!(&rep.sources[1].status, SourceStatus::DeniedRobots { rule, .. } if rule == "Disallow: /no"), "{:?}", rep.sources[1]);
+    assert_eq!(rep.sources[2].status, SourceStatus::Ok { not_modified: false }, "truncated before Disallow: /");
+    assert_eq!(rep.sources[3].status, SourceStatus::Ok { not_modified: false }, "4xx allows all");
+    let reqs = server.requests();
+    assert_ua(&reqs);
+    assert!(!reqs.iter().any(|r| r.host == "flaky.test" && r.path() != "/robots.txt"));
+    assert!(reqs.iter().any(|r| r.host == "hop.test" && r.path() == "/real-robots.txt"));
+    // Later: robots.txt fetched, then (25 h on) failing: cached copy used.
+    mode.store(1, Ordering::SeqCst);
+    clock.advance(Duration::from_secs(3600));
+    let rep = p.run(&sources[..1], FORCE, &mut NoProgress).unwrap();
+    assert!(matches!(rep.sources[0].status, SourceStatus::DeniedRobots { .. }), "{:?}", rep.sources[0]);
+    mode.store(2, Ordering::SeqCst);
+    clock.advance(Duration::from_secs(25 * 3600));
+    let mut p = Pipeline::open(cfg).unwrap();
+    let rep = p.run(&sources[..1], FORCE, &mut NoProgress).unwrap();
+    assert!(matches!(rep.sources[0].status, SourceStatus::DeniedRobots { .. }), "cached copy: {:?}", rep.sources[0]);
+    assert!(rep.notices.iter().any(|n| n.contains("cached robots.txt")), "{:?}", rep.notices);
+}
+
+/// Section 16 canaries with R13: dogfood-disallow never requested in any
+/// representation, the other two fetched; tags seen by the server only.
+#[test]
+fn canaries_and_r13() {
+    let server = TestServer::start(operator);
+    let dir = state_dir("canaries");
+    let mut p = Pipeline::open(config(&dir, &server, &[])).unwrap();
+    let fx = p.fetch_operator(wr_core::constants::TEST_FIXTURES_PATH, Some("application/json"), &mut NoProgress).unwrap().unwrap();
+    let fixtures = wr_feeds::blocklist_doc::parse_fixtures(&fx.body).unwrap();
+    let _ = fixtures;
+    for path in ["dogfood-disallow", "dogfood-disallow.html", "dogfood-disallow.md"] {
+        let url = format!("http://wal.sh/research/bots/{path}");
+        for accept in [None, Some("text/markdown")] {
+            let r = p.fetch_gated(&url, accept, &mut NoProgress).unwrap();
+            assert!(matches!(&r, Err(FetchError::DeniedRobots { line: 5, .. })), "{url}: {r:?}");
+        }
+    }
+    for path in ["dogfood-allow", "dogfood-walsh-only"] {
+        let url = format!("http://wal.sh/research/bots/{path}");
+        let r = p.fetch_gated(&url, Some("text/markdown"), &mut NoProgress).unwrap().unwrap();
+        assert_eq!(r.status, 200);
+        assert_eq!(r.final_url, url, "caller sees the untagged URL");
+    }
+    let reqs = server.requests();
+    assert_ua(&reqs);
+    assert!(reqs.iter().all(|r| !r.path().contains("dogfood-disallow")));
+    for r in &reqs {
+        let q = r.query().unwrap_or("");
+        assert!(q.starts_with("impl=walsh-research%2Fwr-feeds&sha=abc1234&spec="), "{} {}", r.path(), q);
+    }
+    assert_spacing(&reqs, "wal.sh", Duration::from_secs(2));
+    // check: a dry run never requests the target.
+    server.clear();
+    let c = p.check("http://wal.sh/research/bots/dogfood-walsh-only?x=1", &mut NoProgress).unwrap();
+    assert!(matches!(c, CheckReport::Allowed { line: Some(7), .. }), "{c:?}");
+    let c = p.check("http://wal.sh/research/bots/dogfood-disallow", &mut NoProgress).unwrap();
+    assert!(matches!(c, CheckReport::DeniedRobots { line: 5, .. }), "{c:?}");
+    let c = p.check("http://www.example.com/", &mut NoProgress).unwrap();
+    assert!(matches!(c, CheckReport::DeniedBlocklist { .. }), "{c:?}");
+    assert!(server.requests().is_empty());
+}
+
+/// R4a: two pipelines (two "processes") on one state directory in two
+/// threads never send two requests to a host within a second.
+#[test]
+fn two_processes_share_the_schedule() {
+    let server = TestServer::start(|r| match (r.host.as_str(), r.path()) {
+        ("wal.sh", _) => operator(r),
+        ("shared.test", "/robots.txt") => Reply::not_found(),
+        _ => Reply::new(200, "text/plain", "ok"),
+    });
+    let dir = state_dir("r4a");
+    let cfg = config(&dir, &server, &["shared.test"]);
+    // Seed the blocklist and robots.txt so both threads contend on targets.
+    let mut p = Pipeline::open(cfg.clone()).unwrap();
+    p.check("http://shared.test/", &mut NoProgress).unwrap();
+    drop(p);
+    let threads: Vec<_> = (0..2)
+        .map(|t| {
+            let cfg = cfg.clone();
+            std::thread::spawn(move || {
+                let mut p = Pipeline::open(cfg).unwrap();
+                for i in 0..2 {
+                    let r = p.fetch_gated(&format!("http://shared.test/t{t}/{i}"), None, &mut NoProgress).unwrap();
+                    assert!(r.is_ok(), "{r:?}");
+                }
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().unwrap();
+    }
+    let reqs = server.requests_to("shared.test");
+    assert_eq!(reqs.len(), 5);
+    assert_spacing(&reqs, "shared.test", Duration::from_secs(1));
+}
+
+/// Limits: too large fails (naming the URL); a timeout is retried (C5) and
+/// then fails, while another source succeeds.
+#[test]
+fn limits_and_timeouts() {
+    let server = TestServer::start(|r| match (r.host.as_str(), r.path()) {
+        ("wal.sh", _) => operator(r),
+        (_, "/robots.txt") => Reply::not_found(),
+        ("huge.test", _) => Reply::new(200, "application/rss+xml", vec![b' '; 2048]),
+        ("hang.test", _) => Reply::new(200, "application/rss+xml", "x").delayed(Duration::from_millis(1500)),
+        _ => Reply::new(200, "application/rss+xml", data("feeds/rss_2.0_spec_1.xml")),
+    });
+    let dir = state_dir("limits");
+    let mut cfg = config(&dir, &server, &["huge.test", "hang.test", "fine.test"]);
+    cfg.max_body = 1024;
+    cfg.timeouts.request = Duration::from_millis(700);
+    cfg.backoff = wr_core::backoff::Backoff {
+        base: Duration::from_millis(10),
+        cap: Duration::from_millis(50),
+        max_retries: 1,
+    };
+    let mut p = Pipeline::open(cfg).unwrap();
+    let rep = p
+        .run(
+            &[
+                src("huge", "http://huge.test/", Some("http://huge.test/f")),
+                src("hang", "http://hang.test/", Some("http://hang.test/f")),
+                src("fine", "http://fine.test/", Some("http://fine.test/f")),
+            ],
+            FORCE,
+            &mut NoProgress,
+        )
+        .unwrap();
+    assert!(matches!(&rep.sources[0].status, SourceStatus::Failed { reason } if reason.contains("too large") && reason.contains("http://huge.test/f")), "{:?}", rep.sources[0]);
+    assert!(matches!(&rep.sources[1].status, SourceStatus::Failed { reason } if reason.contains("timed out")), "{:?}", rep.sources[1]);
+    assert_eq!(rep.sources[2].status, SourceStatus::Ok { not_modified: false });
+    let hang = server.requests_to("hang.test");
+    assert_eq!(hang.iter().filter(|r| r.path() == "/f").count(), 2, "one retry");
+    assert_ua(&server.requests());
+}
+
+/// HTTPS to a loopback server with a self-signed certificate trusted via
+/// `tls_roots`; without it the handshake fails. `connect_to` keeps SNI.
+#[test]
+fn https_with_self_signed_cert() {
+    let (port, log, der) = start_tls(&["wal.sh"], |r| match r.target.split('?').next().unwrap_or("") {
+        "/.well-known/walsh-research/blocklist.json" => Reply::new(200, "application/json", data("operator/blocklist.json")),
+        "/robots.txt" => Reply::new(200, "text/plain", OPERATOR_ROBOTS),
+        _ => Reply::new(200, "text/markdown", "[a](https://wal.sh/a)"),
+    });
+    let dir = state_dir("tls");
+    let mut cfg = wr_feeds::Config::new(&dir);
+    cfg.connect_to.push(wr_feeds::ConnectTo::new("wal.sh", 443, "127.0.0.1", port));
+    cfg.tls_roots = Some(vec![der]);
+    cfg.rng_seed = Some(1);
+    cfg.backoff.max_retries = 0;
+    let mut p = Pipeline::open(cfg.clone()).unwrap();
+    let r = p.fetch_gated("https://wal.sh/research/bots/dogfood-allow", None, &mut NoProgress).unwrap().unwrap();
+    assert_eq!(r.status, 200);
+    let reqs = log.lock().unwrap().clone();
+    assert_ua(&reqs);
+    assert_eq!(reqs.len(), 3);
+    assert!(reqs.iter().all(|r| r.host == "wal.sh"));
+    // Untrusted certificate: the transfer fails (naming the URL).
+    let mut cfg2 = cfg;
+    cfg2.tls_roots = None;
+    cfg2.state_dir = state_dir("tls-untrusted");
+    let mut p = Pipeline::open(cfg2).unwrap();
+    let rep = p.check("https://wal.sh/x", &mut NoProgress).unwrap();
+    let _ = rep;
+    assert!(matches!(p.blocklist_state(), wr_feeds::BlocklistState::Fallback { reason } if reason.contains("https://wal.sh/")), "{:?}", p.blocklist_state());
+}
+
+/// R11: a process killed mid-run (abort in a progress callback) loses
+/// nothing committed and corrupts nothing.
+#[test]
+fn killed_mid_run_keeps_committed_state() {
+    if std::env::var("WR_KILL_CHILD").is_ok() {
+        return;
+    }
+    let server = TestServer::start(|r| match (r.host.as_str(), r.path()) {
+        ("wal.sh", _) => operator(r),
+        (_, "/robots.txt") => Reply::not_found(),
+        _ => Reply::new(200, "application/rss+xml", data("feeds/rss_2.0_spec_1.xml")),
+    });
+    let dir = state_dir("kill");
+    let status = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", "kill_child", "--nocapture", "--test-threads=1"])
+        .env("WR_KILL_CHILD_DIR", &dir)
+        .env("WR_KILL_CHILD_PORT", server.port.to_string())
+        .status()
+        .unwrap();
+    assert!(!status.success(), "child aborted");
+    let cfg = config(&dir, &server, &["a.test", "b.test"]);
+    let p = Pipeline::open(cfg).unwrap();
+    assert!(p.store().items_seen("a").unwrap() > 0, "first source committed");
+    assert!(p.gate().blocklist().is_some_and(|l| !l.is_empty()), "blocklist committed");
+    let conn = rusqlite_check(&p.store().path().to_path_buf());
+    assert_eq!(conn, "ok");
+}
+
+fn rusqlite_check(path: &std::path::PathBuf) -> String {
+    // Integrity check through a second connection.
+    let c = rusqlite::Connection::open(path).unwrap();
+    c.query_row("PRAGMA integrity_check", [], |r| r.get::<_, String>(0)).unwrap()
+}
+
+#[test]
+fn kill_child() {
+    let (Ok(dir), Ok(port)) = (std::env::var("WR_KILL_CHILD_DIR"), std::env::var("WR_KILL_CHILD_PORT")) else {
+        return;
+    };
+    let port: u16 = port.parse().unwrap();
+    let mut cfg = wr_feeds::Config::new(&dir);
+    cfg.set_operator_base("http://wal.sh").unwrap();
+    for h in ["wal.sh", "a.test", "b.test"] {
+        cfg.connect_to.push(wr_feeds::ConnectTo::new(h, 80, "127.0.0.1", port));
+    }
+    let mut p = Pipeline::open(cfg).unwrap();
+    let mut progress = |e: wr_feeds::Event<'_>| {
+        if let wr_feeds::Event::Request { url } = e {
+            if url.starts_with("http://b.test/f") {
+                std::process::abort();
+            }
+        }
+    };
+    let _ = p.run(
+        &[src("a", "http://a.test/", Some("http://a.test/f")), src("b", "http://b.test/", Some("http://b.test/f"))],
+        FORCE,
+        &mut progress,
+    );
+}
