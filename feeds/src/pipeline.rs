@@ -419,7 +419,9 @@ impl Pipeline {
         progress.event(Event::Request { url });
         self.requests += 1;
         let r = self.http.send(permit, url, req);
-        let end = self.clock.now();
+        // +1 ms: the clock reads whole milliseconds (floor); rounding the end
+        // up keeps the next start strictly max(1 s, Crawl-delay) later.
+        let end = Timestamp(self.clock.now().0.saturating_add(1));
         self.gate.observe_request(permit.host(), end);
         self.store.reserve(permit.host(), |_| Ok::<_, ()>(((), end)))?.ok();
         progress.event(Event::Response {

@@ -92,6 +92,7 @@ pub struct TestServer {
 
 impl TestServer {
     pub fn start(handler: impl Fn(&Recorded) -> Reply + Send + Sync + 'static) -> TestServer {
+        let handler: Handler = Arc::new(handler);
         let server = Arc::new(tiny_http::Server::http("127.0.0.1:0").expect("bind"));
         let port = server.server_addr().to_ip().expect("ip").port();
         let log = Arc::new(Mutex::new(Vec::new()));
@@ -119,6 +120,8 @@ impl TestServer {
                 let mut sink = Vec::new();
                 let _ = req.as_reader().read_to_end(&mut sink);
                 l.lock().unwrap().push(rec.clone());
+                let handler = handler.clone();
+                std::thread::spawn(move || {
                 let reply = handler(&rec);
                 if let Some(d) = reply.delay {
                     std::thread::sleep(d);
@@ -130,6 +133,7 @@ impl TestServer {
                     }
                 }
                 let _ = req.respond(resp);
+                });
             }
         });
         TestServer { port, log, server }
