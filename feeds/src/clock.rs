@@ -83,7 +83,11 @@ pub struct Jitter(u64);
 impl Jitter {
     /// A generator from `seed` (0 is replaced by a fixed odd constant).
     pub fn new(seed: u64) -> Jitter {
-        Jitter(if seed == 0 { 0x9E37_79B9_7F4A_7C15 } else { seed })
+        Jitter(if seed == 0 {
+            0x9E37_79B9_7F4A_7C15
+        } else {
+            seed
+        })
     }
     /// A value uniform in `[0, 1)`.
     pub fn unit(&mut self) -> f64 {

@@ -198,7 +198,8 @@ impl Http {
             return false;
         };
         let same_origin = u.scheme() == op.scheme()
-            && u.host_str().map(str::to_ascii_lowercase) == op.host_str().map(str::to_ascii_lowercase)
+            && u.host_str().map(str::to_ascii_lowercase)
+                == op.host_str().map(str::to_ascii_lowercase)
             && u.port_or_known_default() == op.port_or_known_default();
         let path = u.path();
         same_origin
@@ -228,7 +229,12 @@ impl Http {
     /// Sends one GET for `url` under `permit`. Target and operator permits
     /// cover exactly their URL; a robots.txt permit covers its host (the
     /// robots.txt URL and its redirect hops on that host).
-    pub fn send(&self, permit: &Permit, url: &str, req: &Request<'_>) -> Result<Response, HttpError> {
+    pub fn send(
+        &self,
+        permit: &Permit,
+        url: &str,
+        req: &Request<'_>,
+    ) -> Result<Response, HttpError> {
         let covered = match permit.purpose() {
             Purpose::Target | Purpose::Operator => permit.url() == url,
             Purpose::Robots => wr_core::url::Url::parse(url)

@@ -12,9 +12,12 @@
 //! let mut p = Pipeline::open(cfg)?;        // opens/creates <state_dir>/wr-feeds.sqlite3 (WAL)
 //! let report: RunReport = p.run(&sources, RunOptions { force, all }, &mut progress)?;
 //! let check: CheckReport = p.check("https://example.com/feed.xml", &mut progress)?;
-//! let fetched: Fetched = p.fetch_gated("https://wal.sh/research/bots/dogfood-allow",
-//!                                       Some("text/markdown"), &mut progress)?;
-//! let fixtures: serde_json::Value = p.fetch_operator_json(TEST_FIXTURES_PATH, &mut progress)?;
+//! // Outer Result: state-store failure (abort); inner: this URL's outcome.
+//! let fetched: Result<Fetched, FetchError> =
+//!     p.fetch_gated("https://wal.sh/research/bots/dogfood-allow", Some("text/markdown"), &mut progress)?;
+//! let fixtures: Result<Fetched, FetchError> =
+//!     p.fetch_operator(TEST_FIXTURES_PATH, Some("application/json"), &mut progress)?;
+//! let parsed = wr_feeds::blocklist_doc::parse_fixtures(&fixtures?.body)?;
 //! ```
 //!
 //! * [`Config`] (module [`config`]): `state_dir` (default
@@ -55,7 +58,9 @@
 //!   included), for `selftest`: [`Fetched`] or a [`FetchError`] that says
 //!   whether the gate refused (`Denied*`), the host was deferred, or the
 //!   transfer failed. Operator compliance URLs are R13-tagged on the wire.
-//!   [`Pipeline::fetch_operator_json`] fetches a section 5 resource.
+//!   [`Pipeline::fetch_operator`] fetches a section 5 resource (R4 only).
+//! * Errors: [`PipelineError`] (store or HTTP client set-up) aborts; every
+//!   per-URL problem is a value naming the URL.
 //! * [`Progress`]: callbacks ([`Event`]: request sent, response, waiting,
 //!   source done, notice); [`NoProgress`] ignores them.
 //!
@@ -76,7 +81,7 @@ pub mod store;
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use config::{Config, ConfigError, ConnectTo, Identity, Timeouts};
 pub use extract::Item;
-pub use pipeline::{Pipeline, RunOptions, Source};
+pub use pipeline::{Pipeline, PipelineError, RunOptions, Source};
 pub use report::{
     BlocklistState, CheckReport, Event, FetchError, Fetched, Method, NoProgress, Progress,
     RunReport, SourceReport, SourceStatus,

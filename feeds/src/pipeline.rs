@@ -127,10 +127,22 @@ impl From<StoreError> for PipelineError {
 enum Verdict {
     NeedBlocklist,
     NeedRobots(String),
-    DenyBlocklist { domain: String, reason: String },
-    DenyRobots { rule: String, line: u32 },
-    Deferred { until: Timestamp, reason: String },
-    Wait { until: Timestamp, reason: WaitReason },
+    DenyBlocklist {
+        domain: String,
+        reason: String,
+    },
+    DenyRobots {
+        rule: String,
+        line: u32,
+    },
+    Deferred {
+        until: Timestamp,
+        reason: String,
+    },
+    Wait {
+        until: Timestamp,
+        reason: WaitReason,
+    },
     Invalid(String),
     Ready,
 }
@@ -322,7 +334,9 @@ impl Pipeline {
         }
         for row in store.robots_all()? {
             let base = format!("{}/", row.origin);
-            let Ok(u) = CoreUrl::parse(&base) else { continue };
+            let Ok(u) = CoreUrl::parse(&base) else {
+                continue;
+            };
             if (200..300).contains(&row.status) {
                 gate.robots_fetched(&u, &row.body, row.fetched_at);
             } else {
@@ -423,7 +437,9 @@ impl Pipeline {
         // up keeps the next start strictly max(1 s, Crawl-delay) later.
         let end = Timestamp(self.clock.now().0.saturating_add(1));
         self.gate.observe_request(permit.host(), end);
-        self.store.reserve(permit.host(), |_| Ok::<_, ()>(((), end)))?.ok();
+        self.store
+            .reserve(permit.host(), |_| Ok::<_, ()>(((), end)))?
+            .ok();
         progress.event(Event::Response {
             url,
             status: r.as_ref().map(|r| r.status).unwrap_or(0),
@@ -480,7 +496,9 @@ impl Pipeline {
             validators,
             limit: BodyLimit::Fail(self.config.max_body),
         };
-        Ok(self.send(&permit, url, &req, progress)?.map_err(|e| e.to_string()))
+        Ok(self
+            .send(&permit, url, &req, progress)?
+            .map_err(|e| e.to_string()))
     }
 
     fn sleep_until(&mut self, until: Timestamp, progress: &mut dyn Progress) {
@@ -498,23 +516,26 @@ impl Pipeline {
         let cached = self.store.validators(&url, "application/json")?;
         let had_list = self.store.blocklist()?;
         let send_validators = cached.filter(|_| had_list.is_some());
-        let outcome = self.operator_get(&url, "application/json", send_validators.as_ref(), progress)?;
+        let outcome =
+            self.operator_get(&url, "application/json", send_validators.as_ref(), progress)?;
         let now = self.clock.now();
         let failure = match outcome {
             Err(e) => Some(e),
-            Ok(resp) if resp.status == 304 => match had_list.as_ref().and_then(blocklist_from_row) {
-                Some(list) => {
-                    let mut row = blocklist_to_row(&list, now);
-                    row.fetched_at = now;
-                    self.store.put_blocklist(&row)?;
-                    self.blocklist_state = BlocklistState::Fresh {
-                        entries: list.len(),
-                    };
-                    self.gate.blocklist_adopted(list, now);
-                    None
+            Ok(resp) if resp.status == 304 => {
+                match had_list.as_ref().and_then(blocklist_from_row) {
+                    Some(list) => {
+                        let mut row = blocklist_to_row(&list, now);
+                        row.fetched_at = now;
+                        self.store.put_blocklist(&row)?;
+                        self.blocklist_state = BlocklistState::Fresh {
+                            entries: list.len(),
+                        };
+                        self.gate.blocklist_adopted(list, now);
+                        None
+                    }
+                    None => Some(format!("{url}: 304 without a stored list")),
                 }
-                None => Some(format!("{url}: 304 without a stored list")),
-            },
+            }
             Ok(resp) if (200..300).contains(&resp.status) => {
                 match self.validate_blocklist(&resp.body, progress)? {
                     Ok(list) => {
@@ -524,7 +545,8 @@ impl Pipeline {
                             last_modified: resp.last_modified.clone(),
                             kind: Some("blocklist".into()),
                         };
-                        self.store.put_validators(&url, "application/json", &v, now)?;
+                        self.store
+                            .put_validators(&url, "application/json", &v, now)?;
                         self.blocklist_state = BlocklistState::Fresh {
                             entries: list.len(),
                         };
@@ -597,7 +619,12 @@ impl Pipeline {
                 return Ok(serde_json::from_slice(body).ok());
             }
         }
-        let fetched = self.operator_get(&url, "application/schema+json, application/json", None, progress)?;
+        let fetched = self.operator_get(
+            &url,
+            "application/schema+json, application/json",
+            None,
+            progress,
+        )?;
         let now = self.clock.now();
         let failure = match fetched {
             Ok(resp) if (200..300).contains(&resp.status) => {
@@ -616,7 +643,9 @@ impl Pipeline {
             Some((body, _)) => {
                 self.notice(
                     progress,
-                    format!("schema refresh failed ({failure}); using the stale cached schema (R10)"),
+                    format!(
+                        "schema refresh failed ({failure}); using the stale cached schema (R10)"
+                    ),
                 );
                 Ok(serde_json::from_slice(&body).ok())
             }
@@ -632,14 +661,21 @@ impl Pipeline {
 
     // ---- robots.txt (R2) -------------------------------------------------
 
-    fn step_robots(&mut self, r: &mut RobotsOp, progress: &mut dyn Progress) -> Result<Step<Option<FetchError>>, StoreError> {
+    fn step_robots(
+        &mut self,
+        r: &mut RobotsOp,
+        progress: &mut dyn Progress,
+    ) -> Result<Step<Option<FetchError>>, StoreError> {
         let target = r.target.clone();
         let unreachable = |me: &mut Pipeline, reason: String, progress: &mut dyn Progress| {
             let now = me.clock.now();
             if let Ok(u) = CoreUrl::parse(&target) {
                 if me.gate.robots_unreachable(&u, now, &reason) {
                     let origin = origin_key(&u);
-                    me.notice(progress, format!("{reason}; using the cached robots.txt of {origin}"));
+                    me.notice(
+                        progress,
+                        format!("{reason}; using the cached robots.txt of {origin}"),
+                    );
                 }
             }
         };
@@ -652,13 +688,23 @@ impl Pipeline {
                 if until > self.max_wait_end() {
                     return Ok(Step::Done(Some(FetchError::Deferred {
                         url: r.url.clone(),
-                        reason: format!("host held for {} s ({reason:?})", self.clock.now().until(until).as_secs()),
+                        reason: format!(
+                            "host held for {} s ({reason:?})",
+                            self.clock.now().until(until).as_secs()
+                        ),
                     })));
                 }
                 Ok(Step::Again(until))
             }
             Err(Verdict::DenyBlocklist { domain, .. }) => {
-                unreachable(self, format!("{}: redirected to a host on the operator blocklist ({domain})", r.url), progress);
+                unreachable(
+                    self,
+                    format!(
+                        "{}: redirected to a host on the operator blocklist ({domain})",
+                        r.url
+                    ),
+                    progress,
+                );
                 Ok(Step::Done(None))
             }
             Err(other) => {
@@ -701,8 +747,14 @@ impl Pipeline {
                                 r.url = n.to_string();
                                 return Ok(Step::Again(now));
                             }
-                            Some(_) => unreachable(self, format!("{url}: more than {MAX_REDIRECTS} redirects"), progress),
-                            None => unreachable(self, format!("{url}: bad redirect Location"), progress),
+                            Some(_) => unreachable(
+                                self,
+                                format!("{url}: more than {MAX_REDIRECTS} redirects"),
+                                progress,
+                            ),
+                            None => {
+                                unreachable(self, format!("{url}: bad redirect Location"), progress)
+                            }
                         }
                     }
                     Ok(resp) if resp.status == 429 || resp.status >= 500 => {
@@ -731,7 +783,11 @@ impl Pipeline {
 
     // ---- gated fetch (R3 -> R2 -> R4, R5, C6, R7) ----------------------------
 
-    fn step_fetch(&mut self, f: &mut FetchOp, progress: &mut dyn Progress) -> Result<Step<FetchEnd>, StoreError> {
+    fn step_fetch(
+        &mut self,
+        f: &mut FetchOp,
+        progress: &mut dyn Progress,
+    ) -> Result<Step<FetchEnd>, StoreError> {
         if let Some(mut r) = f.robots.take() {
             return Ok(match self.step_robots(&mut r, progress)? {
                 Step::Again(t) => {
@@ -768,12 +824,20 @@ impl Pipeline {
                         Step::Done(FetchEnd::Error(FetchError::DeniedBlocklist { url, domain }))
                     }
                     Verdict::DenyRobots { rule, line } => {
-                        Step::Done(FetchEnd::Error(FetchError::DeniedRobots { url, rule, line }))
+                        Step::Done(FetchEnd::Error(FetchError::DeniedRobots {
+                            url,
+                            rule,
+                            line,
+                        }))
                     }
-                    Verdict::Deferred { reason, .. } => Step::Done(FetchEnd::Error(FetchError::Deferred {
-                        url,
-                        reason: format!("robots.txt unreachable ({reason}); host deferred for this run"),
-                    })),
+                    Verdict::Deferred { reason, .. } => {
+                        Step::Done(FetchEnd::Error(FetchError::Deferred {
+                            url,
+                            reason: format!(
+                                "robots.txt unreachable ({reason}); host deferred for this run"
+                            ),
+                        }))
+                    }
                     Verdict::Wait { until, reason } => {
                         if until > self.max_wait_end() {
                             let secs = self.clock.now().until(until).as_secs();
@@ -789,7 +853,9 @@ impl Pipeline {
                             Step::Again(until)
                         }
                     }
-                    Verdict::Invalid(reason) => Step::Done(FetchEnd::Error(FetchError::Invalid { url, reason })),
+                    Verdict::Invalid(reason) => {
+                        Step::Done(FetchEnd::Error(FetchError::Invalid { url, reason }))
+                    }
                     Verdict::Ready => Step::Again(self.clock.now()),
                 });
             }
@@ -813,7 +879,9 @@ impl Pipeline {
                 return Ok(Step::Done(FetchEnd::Error(FetchError::Failed {
                     url,
                     reason: match e {
-                        HttpError::TooLarge { limit, .. } => format!("too large (more than {limit} bytes)"),
+                        HttpError::TooLarge { limit, .. } => {
+                            format!("too large (more than {limit} bytes)")
+                        }
                         other => other.to_string(),
                     },
                 })))
@@ -830,14 +898,18 @@ impl Pipeline {
                             url,
                             reason: format!("HTTP {s} without a usable Location"),
                         })),
-                        Some(n) if !matches!(n.scheme(), "http" | "https") => Step::Done(FetchEnd::Error(FetchError::Failed {
-                            url,
-                            reason: format!("redirect to a non-http(s) URL {n}"),
-                        })),
-                        Some(_) if f.hops >= MAX_REDIRECTS => Step::Done(FetchEnd::Error(FetchError::Failed {
-                            url: f.original.clone(),
-                            reason: format!("more than {MAX_REDIRECTS} redirects"),
-                        })),
+                        Some(n) if !matches!(n.scheme(), "http" | "https") => {
+                            Step::Done(FetchEnd::Error(FetchError::Failed {
+                                url,
+                                reason: format!("redirect to a non-http(s) URL {n}"),
+                            }))
+                        }
+                        Some(_) if f.hops >= MAX_REDIRECTS => {
+                            Step::Done(FetchEnd::Error(FetchError::Failed {
+                                url: f.original.clone(),
+                                reason: format!("more than {MAX_REDIRECTS} redirects"),
+                            }))
+                        }
                         Some(n) => {
                             f.hops += 1;
                             f.attempt = 0;
@@ -863,7 +935,10 @@ impl Pipeline {
         };
         // R5: retry with Retry-After or full-jitter backoff.
         let host = permit.host().to_string();
-        match self.backoff.next(f.attempt, retry_after, self.jitter.unit()) {
+        match self
+            .backoff
+            .next(f.attempt, retry_after, self.jitter.unit())
+        {
             BackoffStep::GiveUp => {
                 self.hold(&host, now.saturating_add(FAILURE_COOLDOWN), true)?;
                 Ok(Step::Done(FetchEnd::Error(FetchError::Failed {
@@ -894,7 +969,11 @@ impl Pipeline {
         }
     }
 
-    fn fetch_to_end(&mut self, mut f: FetchOp, progress: &mut dyn Progress) -> Result<FetchEnd, StoreError> {
+    fn fetch_to_end(
+        &mut self,
+        mut f: FetchOp,
+        progress: &mut dyn Progress,
+    ) -> Result<FetchEnd, StoreError> {
         loop {
             match self.step_fetch(&mut f, progress)? {
                 Step::Again(t) => self.sleep_until(t, progress),
@@ -905,7 +984,9 @@ impl Pipeline {
 
     fn to_fetched(original: &str, end: FetchEnd) -> Result<Fetched, FetchError> {
         match end {
-            FetchEnd::Response { resp, final_url, .. } => Ok(Fetched {
+            FetchEnd::Response {
+                resp, final_url, ..
+            } => Ok(Fetched {
                 url: original.to_string(),
                 final_url,
                 status: resp.status,
@@ -950,7 +1031,11 @@ impl Pipeline {
 
     /// The gate's answer for `url` without requesting it. May fetch the
     /// blocklist and `url`'s robots.txt (waiting for their hosts' slots).
-    pub fn check(&mut self, url: &str, progress: &mut dyn Progress) -> Result<CheckReport, PipelineError> {
+    pub fn check(
+        &mut self,
+        url: &str,
+        progress: &mut dyn Progress,
+    ) -> Result<CheckReport, PipelineError> {
         let mut robots_tries = 0;
         loop {
             let now = self.clock.now();
@@ -1017,7 +1102,9 @@ impl Pipeline {
                         Ok(u) => {
                             let (rule, line) = match self.gate.robots_policy(&u) {
                                 Some((p, _)) => match p.check(u.path_and_query).rule {
-                                    Some(r) => (Some(rule_text(r.kind.as_str(), r.pattern)), Some(r.line)),
+                                    Some(r) => {
+                                        (Some(rule_text(r.kind.as_str(), r.pattern)), Some(r.line))
+                                    }
                                     None => (None, None),
                                 },
                                 None => (None, None),
@@ -1060,7 +1147,10 @@ impl Pipeline {
             if let Some(last) = row.last_run {
                 if !options.force && last.saturating_add(MIN_SOURCE_INTERVAL) > started {
                     let status = SourceStatus::Skipped { last_run: last.0 };
-                    progress.event(Event::SourceDone { name: &s.name, status: &status });
+                    progress.event(Event::SourceDone {
+                        name: &s.name,
+                        status: &status,
+                    });
                     reports[i] = Some(SourceReport {
                         name: s.name.clone(),
                         status,
@@ -1071,7 +1161,11 @@ impl Pipeline {
                     continue;
                 }
             }
-            let stage = if s.feed.is_some() { Stage::Feed } else { Stage::Page };
+            let stage = if s.feed.is_some() {
+                Stage::Feed
+            } else {
+                Stage::Page
+            };
             jobs.push(Some(Job {
                 index: i,
                 source: s.clone(),
@@ -1087,10 +1181,14 @@ impl Pipeline {
                 Next::Idle => break,
                 Next::Sleep(t) => self.sleep_until(t, progress),
                 Next::Run(j) => {
-                    let Some(mut job) = jobs[j].take() else { continue };
+                    let Some(mut job) = jobs[j].take() else {
+                        continue;
+                    };
                     if !started_jobs[j] {
                         started_jobs[j] = true;
-                        progress.event(Event::SourceStarted { name: &job.source.name });
+                        progress.event(Event::SourceStarted {
+                            name: &job.source.name,
+                        });
                     }
                     match self.step_job(&mut job, options, progress)? {
                         Step::Again(t) => {
@@ -1120,7 +1218,10 @@ impl Pipeline {
 
     fn stage_op(job: &Job) -> FetchOp {
         match job.stage {
-            Stage::Feed => FetchOp::new(job.source.feed.as_deref().unwrap_or(&job.source.url), Some(FEED_ACCEPT)),
+            Stage::Feed => FetchOp::new(
+                job.source.feed.as_deref().unwrap_or(&job.source.url),
+                Some(FEED_ACCEPT),
+            ),
             Stage::Page => FetchOp::new(&job.source.url, Some(MARKDOWN_ACCEPT)),
             Stage::LlmsTxt => {
                 let base = origin_base(&job.source.url).unwrap_or_default();
@@ -1129,7 +1230,12 @@ impl Pipeline {
         }
     }
 
-    fn step_job(&mut self, job: &mut Job, options: RunOptions, progress: &mut dyn Progress) -> Result<Step<SourceReport>, StoreError> {
+    fn step_job(
+        &mut self,
+        job: &mut Job,
+        options: RunOptions,
+        progress: &mut dyn Progress,
+    ) -> Result<Step<SourceReport>, StoreError> {
         let mut op = job.op.take().unwrap_or_else(|| Self::stage_op(job));
         let end = match self.step_fetch(&mut op, progress)? {
             Step::Again(t) => {
@@ -1247,11 +1353,19 @@ impl Pipeline {
                 job.stage = stage;
                 return Ok(Step::Again(now));
             }
-            Outcome::Items { method, items, final_url } => {
-                let new = self.store.record_items(&name, method.as_str(), &final_url, &items, now)?;
+            Outcome::Items {
+                method,
+                items,
+                final_url,
+            } => {
+                let new =
+                    self.store
+                        .record_items(&name, method.as_str(), &final_url, &items, now)?;
                 SourceReport {
                     name: name.clone(),
-                    status: SourceStatus::Ok { not_modified: false },
+                    status: SourceStatus::Ok {
+                        not_modified: false,
+                    },
                     items: if options.all { items } else { new },
                     method: Some(method),
                     fetched_url: Some(final_url),
@@ -1260,7 +1374,11 @@ impl Pipeline {
             Outcome::NotModified { method, final_url } => SourceReport {
                 name: name.clone(),
                 status: SourceStatus::Ok { not_modified: true },
-                items: if options.all { self.store.offered_items(&name)? } else { Vec::new() },
+                items: if options.all {
+                    self.store.offered_items(&name)?
+                } else {
+                    Vec::new()
+                },
                 method: Some(method),
                 fetched_url: Some(final_url),
             },

@@ -92,13 +92,18 @@ impl SourceStatus {
     /// Whether this status should make the run's exit status 1 (failed or
     /// deferred). Denials, "left out" and R8 skips are expected outcomes.
     pub fn is_problem(&self) -> bool {
-        matches!(self, SourceStatus::Failed { .. } | SourceStatus::Deferred { .. })
+        matches!(
+            self,
+            SourceStatus::Failed { .. } | SourceStatus::Deferred { .. }
+        )
     }
     /// A short label: `ok`, `not-modified`, `skipped`, `denied-r3`,
     /// `denied-r2`, `deferred`, `left-out`, `failed`.
     pub fn label(&self) -> &'static str {
         match self {
-            SourceStatus::Ok { not_modified: false } => "ok",
+            SourceStatus::Ok {
+                not_modified: false,
+            } => "ok",
             SourceStatus::Ok { not_modified: true } => "not-modified",
             SourceStatus::Skipped { .. } => "skipped",
             SourceStatus::DeniedBlocklist { .. } => "denied-r3",
@@ -113,13 +118,18 @@ impl SourceStatus {
 impl fmt::Display for SourceStatus {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            SourceStatus::Ok { not_modified: false } => f.write_str("ok"),
+            SourceStatus::Ok {
+                not_modified: false,
+            } => f.write_str("ok"),
             SourceStatus::Ok { not_modified: true } => f.write_str("not modified (304)"),
             SourceStatus::Skipped { .. } => {
                 f.write_str("skipped: fetched less than an hour ago (R8; --force to override)")
             }
             SourceStatus::DeniedBlocklist { url, domain } => {
-                write!(f, "denied by the operator blocklist (R3): {url} ({domain} is listed)")
+                write!(
+                    f,
+                    "denied by the operator blocklist (R3): {url} ({domain} is listed)"
+                )
             }
             SourceStatus::DeniedRobots { url, rule, line } => {
                 write!(f, "denied by robots.txt (R2): {url} ({rule}, line {line})")

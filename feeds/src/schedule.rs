@@ -121,8 +121,8 @@ pub fn simulate(jobs: &[Vec<(&str, Duration)>], spacing: Duration) -> Duration {
     let mut last: HashMap<&str, Timestamp> = HashMap::new();
     let mut pos = vec![0usize; jobs.len()];
     let mut s = Schedule::new();
-    for i in 0..jobs.len() {
-        if !jobs[i].is_empty() {
+    for (i, job) in jobs.iter().enumerate() {
+        if !job.is_empty() {
             s.push(i, Timestamp(0));
         }
     }

@@ -164,7 +164,8 @@ impl Store {
         };
         let conn = Connection::open(&path).map_err(err)?;
         conn.busy_timeout(Duration::from_secs(30)).map_err(err)?;
-        conn.pragma_update(None, "journal_mode", "WAL").map_err(err)?;
+        conn.pragma_update(None, "journal_mode", "WAL")
+            .map_err(err)?;
         conn.pragma_update(None, "synchronous", "NORMAL")
             .map_err(err)?;
         conn.execute_batch(SCHEMA).map_err(err)?;

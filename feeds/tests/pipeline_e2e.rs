@@ -22,7 +22,10 @@ fn src(name: &str, url: &str, feed: Option<&str>) -> Source {
     }
 }
 
-const FORCE: RunOptions = RunOptions { force: true, all: false };
+const FORCE: RunOptions = RunOptions {
+    force: true,
+    all: false,
+};
 
 fn robots_ok() -> Reply {
     Reply::new(200, "text/plain", "User-agent: *\nDisallow: /private\n")
@@ -39,7 +42,8 @@ fn full_run_then_conditional_run() {
             if r.header("if-none-match") == Some("\"v1\"") {
                 Reply::status(304)
             } else {
-                Reply::new(200, "application/atom+xml", data("feeds/atom_spec_1.xml")).header("ETag", "\"v1\"")
+                Reply::new(200, "application/atom+xml", data("feeds/atom_spec_1.xml"))
+                    .header("ETag", "\"v1\"")
             }
         }
         ("md.test", "/notes") => {
@@ -51,39 +55,71 @@ fn full_run_then_conditional_run() {
             }
         }
         ("llms.test", "/") => Reply::new(200, "text/html", "<a href=/x>x</a>"),
-        ("llms.test", "/llms.txt") => Reply::new(200, "text/plain", data("llms-txt/0xMiden_docs__static_llms.txt")),
+        ("llms.test", "/llms.txt") => Reply::new(
+            200,
+            "text/plain",
+            data("llms-txt/0xMiden_docs__static_llms.txt"),
+        ),
         ("none.test", "/") => Reply::new(200, "text/html", "<html></html>"),
         _ => Reply::not_found(),
     });
     let dir = state_dir("full");
-    let cfg = config(&dir, &server, &["feeds.test", "md.test", "llms.test", "none.test"]);
+    let cfg = config(
+        &dir,
+        &server,
+        &["feeds.test", "md.test", "llms.test", "none.test"],
+    );
     let sources = vec![
-        src("feeds", "http://feeds.test/", Some("http://feeds.test/feed.xml")),
+        src(
+            "feeds",
+            "http://feeds.test/",
+            Some("http://feeds.test/feed.xml"),
+        ),
         src("md", "http://md.test/notes", None),
         src("llms", "http://llms.test/", None),
         src("none", "http://none.test/", None),
     ];
     let mut p = Pipeline::open(cfg.clone()).unwrap();
     let t0 = Instant::now();
-    let rep = p.run(&sources, RunOptions::default(), &mut NoProgress).unwrap();
+    let rep = p
+        .run(&sources, RunOptions::default(), &mut NoProgress)
+        .unwrap();
     let first_run = t0.elapsed();
     let by = |n: &str| rep.sources.iter().find(|s| s.name == n).unwrap().clone();
-    assert_eq!(by("feeds").status, SourceStatus::Ok { not_modified: false });
+    assert_eq!(
+        by("feeds").status,
+        SourceStatus::Ok {
+            not_modified: false
+        }
+    );
     assert_eq!(by("feeds").method, Some(Method::Feed));
     assert!(!by("feeds").items.is_empty());
     assert_eq!(by("md").method, Some(Method::Markdown));
     let md: Vec<_> = by("md").items.iter().map(|i| i.url.clone()).collect();
-    assert_eq!(md, vec!["https://md.test/one", "https://md.test/two"], "dedup by canonical URL");
+    assert_eq!(
+        md,
+        vec!["https://md.test/one", "https://md.test/two"],
+        "dedup by canonical URL"
+    );
     assert_eq!(by("llms").method, Some(Method::LlmsTxt));
     assert!(by("llms").items.len() > 3, "real llms.txt extracted");
-    assert!(matches!(by("none").status, SourceStatus::LeftOut { .. }), "{:?}", by("none").status);
+    assert!(
+        matches!(by("none").status, SourceStatus::LeftOut { .. }),
+        "{:?}",
+        by("none").status
+    );
 
     let reqs = server.requests();
     assert_ua(&reqs);
     // R3 first: the very first request is the blocklist, R13-tagged.
     assert_eq!(reqs[0].path(), "/.well-known/walsh-research/blocklist.json");
     let q = reqs[0].query().unwrap();
-    assert!(q.contains("impl=walsh-research%2Fwr-feeds") && q.contains("sha=abc1234") && q.contains("spec=walsh-research-compliance%2Fv1.3"), "{q}");
+    assert!(
+        q.contains("impl=walsh-research%2Fwr-feeds")
+            && q.contains("sha=abc1234")
+            && q.contains("spec=walsh-research-compliance%2Fv1.3"),
+        "{q}"
+    );
     // R2 before anything else on each host; no tags off the operator host.
     for host in ["feeds.test", "md.test", "llms.test", "none.test"] {
         let h: Vec<_> = reqs.iter().filter(|r| r.host == host).collect();
@@ -92,34 +128,71 @@ fn full_run_then_conditional_run() {
         assert_spacing(&reqs, host, Duration::from_secs(1));
     }
     // R9: HTML never used; the markdown request carried Accept: text/markdown.
-    let page = reqs.iter().find(|r| r.host == "md.test" && r.path() == "/notes").unwrap();
+    let page = reqs
+        .iter()
+        .find(|r| r.host == "md.test" && r.path() == "/notes")
+        .unwrap();
     assert_eq!(page.header("accept"), Some("text/markdown"));
     // Scheduling: 4 hosts x 2+ requests cost about one spacing, not four.
     assert!(first_run < Duration::from_millis(4_500), "{first_run:?}");
 
     // R8: a second run within the hour is skipped without --force.
     server.clear();
-    let rep = p.run(&sources, RunOptions::default(), &mut NoProgress).unwrap();
-    assert!(rep.sources.iter().all(|s| matches!(s.status, SourceStatus::Skipped { .. })));
+    let rep = p
+        .run(&sources, RunOptions::default(), &mut NoProgress)
+        .unwrap();
+    assert!(rep
+        .sources
+        .iter()
+        .all(|s| matches!(s.status, SourceStatus::Skipped { .. })));
     assert!(server.requests().is_empty());
 
     // Second (forced) run from a new process: conditional requests, 304.
     drop(p);
     let mut p = Pipeline::open(cfg).unwrap();
     let rep = p.run(&sources, FORCE, &mut NoProgress).unwrap();
-    assert_eq!(rep.sources[0].status, SourceStatus::Ok { not_modified: true });
+    assert_eq!(
+        rep.sources[0].status,
+        SourceStatus::Ok { not_modified: true }
+    );
     assert!(rep.sources[0].items.is_empty());
-    assert_eq!(rep.sources[1].status, SourceStatus::Ok { not_modified: true });
-    assert_eq!(rep.sources[2].status, SourceStatus::Ok { not_modified: false });
-    assert!(rep.sources[2].items.is_empty(), "llms.txt items already seen");
+    assert_eq!(
+        rep.sources[1].status,
+        SourceStatus::Ok { not_modified: true }
+    );
+    assert_eq!(
+        rep.sources[2].status,
+        SourceStatus::Ok {
+            not_modified: false
+        }
+    );
+    assert!(
+        rep.sources[2].items.is_empty(),
+        "llms.txt items already seen"
+    );
     let reqs = server.requests();
     assert_ua(&reqs);
-    assert!(reqs.iter().all(|r| r.path() != "/robots.txt"), "robots.txt cached (24 h)");
-    assert!(reqs.iter().all(|r| !r.path().ends_with("blocklist.json")), "blocklist cached");
+    assert!(
+        reqs.iter().all(|r| r.path() != "/robots.txt"),
+        "robots.txt cached (24 h)"
+    );
+    assert!(
+        reqs.iter().all(|r| !r.path().ends_with("blocklist.json")),
+        "blocklist cached"
+    );
     let feed = reqs.iter().find(|r| r.path() == "/feed.xml").unwrap();
     assert_eq!(feed.header("if-none-match"), Some("\"v1\""));
     // --all lists what is offered even on 304.
-    let rep = p.run(&sources, RunOptions { force: true, all: true }, &mut NoProgress).unwrap();
+    let rep = p
+        .run(
+            &sources,
+            RunOptions {
+                force: true,
+                all: true,
+            },
+            &mut NoProgress,
+        )
+        .unwrap();
     assert!(!rep.sources[0].items.is_empty());
     assert_eq!(rep.sources[1].items.len(), 2);
 }
@@ -130,11 +203,19 @@ fn full_run_then_conditional_run() {
 fn crawl_delay_and_interleaving() {
     let server = TestServer::start(|r| match (r.host.as_str(), r.path()) {
         ("wal.sh", _) => operator(r),
-        ("slow.test", "/robots.txt") => Reply::new(200, "text/plain", "User-agent: *\nCrawl-delay: 2\n"),
+        ("slow.test", "/robots.txt") => {
+            Reply::new(200, "text/plain", "User-agent: *\nCrawl-delay: 2\n")
+        }
         ("slow.test", "/") => Reply::new(200, "text/html", "<p>"),
-        ("slow.test", "/llms.txt") => Reply::new(200, "text/markdown", "[a](https://slow.test/a)\n"),
+        ("slow.test", "/llms.txt") => {
+            Reply::new(200, "text/markdown", "[a](https://slow.test/a)\n")
+        }
         ("quick.test", "/robots.txt") => Reply::not_found(),
-        ("quick.test", "/feed.json") => Reply::new(200, "application/feed+json", data("feeds/jsonfeed_spec_1.json")),
+        ("quick.test", "/feed.json") => Reply::new(
+            200,
+            "application/feed+json",
+            data("feeds/jsonfeed_spec_1.json"),
+        ),
         _ => Reply::not_found(),
     });
     let dir = state_dir("crawl");
@@ -142,11 +223,27 @@ fn crawl_delay_and_interleaving() {
     let mut p = Pipeline::open(cfg).unwrap();
     let sources = vec![
         src("slow", "http://slow.test/", None),
-        src("quick", "http://quick.test/", Some("http://quick.test/feed.json")),
+        src(
+            "quick",
+            "http://quick.test/",
+            Some("http://quick.test/feed.json"),
+        ),
     ];
-    let rep = p.run(&sources, RunOptions::default(), &mut NoProgress).unwrap();
-    assert_eq!(rep.sources[0].method, Some(Method::LlmsTxt), "{:?}", rep.sources[0]);
-    assert_eq!(rep.sources[1].method, Some(Method::Feed), "{:?}", rep.sources[1]);
+    let rep = p
+        .run(&sources, RunOptions::default(), &mut NoProgress)
+        .unwrap();
+    assert_eq!(
+        rep.sources[0].method,
+        Some(Method::LlmsTxt),
+        "{:?}",
+        rep.sources[0]
+    );
+    assert_eq!(
+        rep.sources[1].method,
+        Some(Method::Feed),
+        "{:?}",
+        rep.sources[1]
+    );
     let reqs = server.requests();
     assert_ua(&reqs);
     assert_spacing(&reqs, "slow.test", Duration::from_secs(2));
@@ -178,14 +275,34 @@ fn retry_after_then_success() {
     });
     let dir = state_dir("retry");
     let mut p = Pipeline::open(config(&dir, &server, &["busy.test"])).unwrap();
-    let rep = p.run(&[src("busy", "http://busy.test/", Some("http://busy.test/feed.xml"))], FORCE, &mut NoProgress).unwrap();
-    assert_eq!(rep.sources[0].status, SourceStatus::Ok { not_modified: false }, "{:?}", rep.sources[0]);
+    let rep = p
+        .run(
+            &[src(
+                "busy",
+                "http://busy.test/",
+                Some("http://busy.test/feed.xml"),
+            )],
+            FORCE,
+            &mut NoProgress,
+        )
+        .unwrap();
+    assert_eq!(
+        rep.sources[0].status,
+        SourceStatus::Ok {
+            not_modified: false
+        },
+        "{:?}",
+        rep.sources[0]
+    );
     let reqs = server.requests_to("busy.test");
     assert_ua(&reqs);
     let feed: Vec<_> = reqs.iter().filter(|r| r.path() == "/feed.xml").collect();
     assert_eq!(feed.len(), 3);
     for w in feed.windows(2) {
-        assert!(w[1].at - w[0].at >= Duration::from_secs(2), "Retry-After honoured");
+        assert!(
+            w[1].at - w[0].at >= Duration::from_secs(2),
+            "Retry-After honoured"
+        );
     }
 }
 
@@ -206,25 +323,54 @@ fn retries_exhausted_and_long_retry_after() {
     let mut p = Pipeline::open(cfg.clone()).unwrap();
     let sources = [
         src("down", "http://down.test/", Some("http://down.test/feed")),
-        src("later", "http://later.test/", Some("http://later.test/feed")),
+        src(
+            "later",
+            "http://later.test/",
+            Some("http://later.test/feed"),
+        ),
     ];
     let rep = p.run(&sources, FORCE, &mut NoProgress).unwrap();
-    let SourceStatus::Failed { reason } = &rep.sources[0].status else { panic!("{:?}", rep.sources[0]) };
-    assert!(reason.contains("HTTP 503") && reason.contains("http://down.test/feed"), "{reason}");
-    let SourceStatus::Deferred { reason, .. } = &rep.sources[1].status else { panic!("{:?}", rep.sources[1]) };
+    let SourceStatus::Failed { reason } = &rep.sources[0].status else {
+        panic!("{:?}", rep.sources[0])
+    };
+    assert!(
+        reason.contains("HTTP 503") && reason.contains("http://down.test/feed"),
+        "{reason}"
+    );
+    let SourceStatus::Deferred { reason, .. } = &rep.sources[1].status else {
+        panic!("{:?}", rep.sources[1])
+    };
     assert!(reason.contains("7200"), "{reason}");
     let reqs = server.requests();
     assert_ua(&reqs);
-    assert_eq!(reqs.iter().filter(|r| r.host == "down.test" && r.path() == "/feed").count(), 6, "1 + 5 retries");
-    assert_eq!(reqs.iter().filter(|r| r.host == "later.test" && r.path() == "/feed").count(), 1);
+    assert_eq!(
+        reqs.iter()
+            .filter(|r| r.host == "down.test" && r.path() == "/feed")
+            .count(),
+        6,
+        "1 + 5 retries"
+    );
+    assert_eq!(
+        reqs.iter()
+            .filter(|r| r.host == "later.test" && r.path() == "/feed")
+            .count(),
+        1
+    );
     assert_spacing(&reqs, "down.test", Duration::from_secs(1));
     // A new process honours the one-hour hold and the Retry-After.
     drop(p);
     server.clear();
     let mut p = Pipeline::open(cfg).unwrap();
     let rep = p.run(&sources, FORCE, &mut NoProgress).unwrap();
-    assert!(matches!(&rep.sources[0].status, SourceStatus::Deferred { reason, .. } if reason.contains("cooling down")), "{:?}", rep.sources[0]);
-    assert!(matches!(rep.sources[1].status, SourceStatus::Deferred { .. }));
+    assert!(
+        matches!(&rep.sources[0].status, SourceStatus::Deferred { reason, .. } if reason.contains("cooling down")),
+        "{:?}",
+        rep.sources[0]
+    );
+    assert!(matches!(
+        rep.sources[1].status,
+        SourceStatus::Deferred { .. }
+    ));
     assert!(server.requests().iter().all(|r| r.host == "wal.sh"));
 }
 
@@ -247,7 +393,12 @@ fn redirects_are_gated() {
         _ => Reply::not_found(),
     });
     let dir = state_dir("redir");
-    let mut p = Pipeline::open(config(&dir, &server, &["redir.test", "example.com", "www.example.com"])).unwrap();
+    let mut p = Pipeline::open(config(
+        &dir,
+        &server,
+        &["redir.test", "example.com", "www.example.com"],
+    ))
+    .unwrap();
     let sources = [
         src("ok", "http://redir.test/old", None),
         src("blocked", "http://redir.test/to-blocked", None),
@@ -256,16 +407,43 @@ fn redirects_are_gated() {
         src("direct-blocked", "http://example.com/", None),
     ];
     let rep = p.run(&sources, FORCE, &mut NoProgress).unwrap();
-    assert_eq!(rep.sources[0].fetched_url.as_deref(), Some("http://redir.test/new"));
-    assert!(matches!(&rep.sources[1].status, SourceStatus::DeniedBlocklist { url, domain } if url == "http://www.example.com/feed" && domain == "example.com"), "{:?}", rep.sources[1]);
-    assert!(matches!(&rep.sources[2].status, SourceStatus::DeniedRobots { url, line: 2, .. } if url.ends_with("/private/feed")), "{:?}", rep.sources[2]);
-    assert!(matches!(&rep.sources[3].status, SourceStatus::Failed { reason } if reason.contains("redirects")), "{:?}", rep.sources[3]);
-    assert!(matches!(rep.sources[4].status, SourceStatus::DeniedBlocklist { .. }));
+    assert_eq!(
+        rep.sources[0].fetched_url.as_deref(),
+        Some("http://redir.test/new")
+    );
+    assert!(
+        matches!(&rep.sources[1].status, SourceStatus::DeniedBlocklist { url, domain } if url == "http://www.example.com/feed" && domain == "example.com"),
+        "{:?}",
+        rep.sources[1]
+    );
+    assert!(
+        matches!(&rep.sources[2].status, SourceStatus::DeniedRobots { url, line: 2, .. } if url.ends_with("/private/feed")),
+        "{:?}",
+        rep.sources[2]
+    );
+    assert!(
+        matches!(&rep.sources[3].status, SourceStatus::Failed { reason } if reason.contains("redirects")),
+        "{:?}",
+        rep.sources[3]
+    );
+    assert!(matches!(
+        rep.sources[4].status,
+        SourceStatus::DeniedBlocklist { .. }
+    ));
     let reqs = server.requests();
     assert_ua(&reqs);
-    assert!(reqs.iter().all(|r| !r.host.ends_with("example.com")), "blocked host never contacted");
+    assert!(
+        reqs.iter().all(|r| !r.host.ends_with("example.com")),
+        "blocked host never contacted"
+    );
     assert!(reqs.iter().all(|r| !r.path().starts_with("/private")));
-    assert_eq!(reqs.iter().filter(|r| r.path().starts_with("/loop")).count(), 6, "first request + 5 hops");
+    assert_eq!(
+        reqs.iter()
+            .filter(|r| r.path().starts_with("/loop"))
+            .count(),
+        6,
+        "first request + 5 hops"
+    );
 }
 
 /// R3b / R3c: the blocklist is kept after a 404 and after an invalid
@@ -276,13 +454,30 @@ fn blocklist_retention_and_fallback() {
     let mode = Arc::new(AtomicUsize::new(0));
     let m = mode.clone();
     let server = TestServer::start(move |r| match (r.host.as_str(), r.path()) {
-        ("wal.sh", "/.well-known/walsh-research/blocklist.json") => match m.load(Ordering::SeqCst) {
-            0 => operator(r),
-            1 => Reply::not_found(),
-            2 => Reply::new(200, "application/json", String::from_utf8(data("operator/blocklist.json")).unwrap().replace("\"updated\": \"2026-05-23T00:00:00Z\"", "\"updated\": \"yesterday\"")),
-            3 => Reply::new(200, "application/json", String::from_utf8(data("operator/blocklist.json")).unwrap().replace("walsh-research-blocklist/v1", "walsh-research-blocklist/v2")),
-            _ => Reply::new(500, "text/plain", "oops"),
-        },
+        ("wal.sh", "/.well-known/walsh-research/blocklist.json") => {
+            match m.load(Ordering::SeqCst) {
+                0 => operator(r),
+                1 => Reply::not_found(),
+                2 => Reply::new(
+                    200,
+                    "application/json",
+                    String::from_utf8(data("operator/blocklist.json"))
+                        .unwrap()
+                        .replace(
+                            "\"updated\": \"2026-05-23T00:00:00Z\"",
+                            "\"updated\": \"yesterday\"",
+                        ),
+                ),
+                3 => Reply::new(
+                    200,
+                    "application/json",
+                    String::from_utf8(data("operator/blocklist.json"))
+                        .unwrap()
+                        .replace("walsh-research-blocklist/v1", "walsh-research-blocklist/v2"),
+                ),
+                _ => Reply::new(500, "text/plain", "oops"),
+            }
+        }
         ("wal.sh", _) => operator(r),
         (_, "/robots.txt") => Reply::not_found(),
         (_, _) => Reply::new(200, "text/markdown", "[x](https://x.test/x)"),
@@ -291,18 +486,39 @@ fn blocklist_retention_and_fallback() {
     let dir = state_dir("blocklist");
     let mut cfg = config(&dir, &server, &["example.com", "ok.test"]);
     cfg.clock = clock.clone();
-    let sources = [src("blocked", "http://example.com/", None), src("ok", "http://ok.test/", None)];
+    let sources = [
+        src("blocked", "http://example.com/", None),
+        src("ok", "http://ok.test/", None),
+    ];
     let mut p = Pipeline::open(cfg.clone()).unwrap();
     let rep = p.run(&sources, FORCE, &mut NoProgress).unwrap();
-    assert!(matches!(rep.blocklist, wr_feeds::BlocklistState::Fresh { .. }));
-    assert!(matches!(rep.sources[0].status, SourceStatus::DeniedBlocklist { .. }));
-    for (m, what) in [(1, "404"), (2, "schema-invalid"), (3, "unknown major"), (4, "500")] {
+    assert!(matches!(
+        rep.blocklist,
+        wr_feeds::BlocklistState::Fresh { .. }
+    ));
+    assert!(matches!(
+        rep.sources[0].status,
+        SourceStatus::DeniedBlocklist { .. }
+    ));
+    for (m, what) in [
+        (1, "404"),
+        (2, "schema-invalid"),
+        (3, "unknown major"),
+        (4, "500"),
+    ] {
         mode.store(m, Ordering::SeqCst);
         clock.advance(Duration::from_secs(7 * 3600));
         let mut p = Pipeline::open(cfg.clone()).unwrap();
         let rep = p.run(&sources, FORCE, &mut NoProgress).unwrap();
-        assert!(matches!(rep.blocklist, wr_feeds::BlocklistState::Retained { .. }), "{what}: {:?}", rep.blocklist);
-        assert!(matches!(rep.sources[0].status, SourceStatus::DeniedBlocklist { .. }), "{what}: still blocked");
+        assert!(
+            matches!(rep.blocklist, wr_feeds::BlocklistState::Retained { .. }),
+            "{what}: {:?}",
+            rep.blocklist
+        );
+        assert!(
+            matches!(rep.sources[0].status, SourceStatus::DeniedBlocklist { .. }),
+            "{what}: still blocked"
+        );
         assert!(!rep.notices.is_empty());
     }
     assert!(server.requests().iter().all(|r| r.host != "example.com"));
@@ -312,9 +528,17 @@ fn blocklist_retention_and_fallback() {
     cfg2.state_dir = dir2;
     let mut p = Pipeline::open(cfg2).unwrap();
     let rep = p.run(&sources, FORCE, &mut NoProgress).unwrap();
-    assert!(matches!(rep.blocklist, wr_feeds::BlocklistState::Fallback { .. }));
+    assert!(matches!(
+        rep.blocklist,
+        wr_feeds::BlocklistState::Fallback { .. }
+    ));
     assert!(rep.notices.iter().any(|n| n.contains("EMPTY blocklist")));
-    assert_eq!(rep.sources[0].status, SourceStatus::Ok { not_modified: false });
+    assert_eq!(
+        rep.sources[0].status,
+        SourceStatus::Ok {
+            not_modified: false
+        }
+    );
     assert_ua(&server.requests());
 }
 
@@ -329,11 +553,17 @@ fn robots_error_handling() {
         ("wal.sh", _) => operator(r),
         ("flaky.test", "/robots.txt") => match m.load(Ordering::SeqCst) {
             0 => Reply::new(503, "text/plain", "down"),
-            1 => Reply::new(200, "text/plain", "User-agent: walsh-research\nDisallow: /secret\n"),
+            1 => Reply::new(
+                200,
+                "text/plain",
+                "User-agent: walsh-research\nDisallow: /secret\n",
+            ),
             _ => Reply::new(500, "text/plain", "down"),
         },
         ("hop.test", "/robots.txt") => Reply::redirect(301, "http://hop.test/real-robots.txt"),
-        ("hop.test", "/real-robots.txt") => Reply::new(200, "text/plain", "User-agent: *\nDisallow: /no\n"),
+        ("hop.test", "/real-robots.txt") => {
+            Reply::new(200, "text/plain", "User-agent: *\nDisallow: /no\n")
+        }
         ("big.test", "/robots.txt") => {
             let mut body = "User-agent: *\n".to_string();
             while body.len() < 520 * 1024 {
@@ -347,7 +577,11 @@ fn robots_error_handling() {
     });
     let clock = Arc::new(ManualClock::new(Timestamp::from_secs(1_780_000_000)));
     let dir = state_dir("robots");
-    let mut cfg = config(&dir, &server, &["flaky.test", "hop.test", "big.test", "gone.test"]);
+    let mut cfg = config(
+        &dir,
+        &server,
+        &["flaky.test", "hop.test", "big.test", "gone.test"],
+    );
     cfg.clock = clock.clone();
     let mut p = Pipeline::open(cfg.clone()).unwrap();
     let sources = [
@@ -357,26 +591,69 @@ fn robots_error_handling() {
         src("gone", "http://gone.test/page", None),
     ];
     let rep = p.run(&sources, FORCE, &mut NoProgress).unwrap();
-    assert!(matches!(&rep.sources[0].status, SourceStatus::Deferred { reason, .. } if reason.contains("robots.txt")), "{:?}", rep.sources[0]);
-    assert!(matches!(&rep.sources[1].status, SourceStatus::DeniedRobots { rule, .. } if rule == "Disallow: /no"), "{:?}", rep.sources[1]);
-    assert_eq!(rep.sources[2].status, SourceStatus::Ok { not_modified: false }, "truncated before Disallow: /");
-    assert_eq!(rep.sources[3].status, SourceStatus::Ok { not_modified: false }, "4xx allows all");
+    assert!(
+        matches!(&rep.sources[0].status, SourceStatus::Deferred { reason, .. } if reason.contains("robots.txt")),
+        "{:?}",
+        rep.sources[0]
+    );
+    assert!(
+        matches!(&rep.sources[1].status, SourceStatus::DeniedRobots { rule, .. } if rule == "Disallow: /no"),
+        "{:?}",
+        rep.sources[1]
+    );
+    assert_eq!(
+        rep.sources[2].status,
+        SourceStatus::Ok {
+            not_modified: false
+        },
+        "truncated before Disallow: /"
+    );
+    assert_eq!(
+        rep.sources[3].status,
+        SourceStatus::Ok {
+            not_modified: false
+        },
+        "4xx allows all"
+    );
     let reqs = server.requests();
     assert_ua(&reqs);
-    assert!(!reqs.iter().any(|r| r.host == "flaky.test" && r.path() != "/robots.txt"));
-    assert!(reqs.iter().any(|r| r.host == "hop.test" && r.path() == "/real-robots.txt"));
+    assert!(!reqs
+        .iter()
+        .any(|r| r.host == "flaky.test" && r.path() != "/robots.txt"));
+    assert!(reqs
+        .iter()
+        .any(|r| r.host == "hop.test" && r.path() == "/real-robots.txt"));
     // Later: robots.txt fetched, then (25 h on) failing: cached copy used.
     mode.store(1, Ordering::SeqCst);
     clock.advance(Duration::from_secs(3600));
     let rep = p.run(&sources[..1], FORCE, &mut NoProgress).unwrap();
-    assert!(matches!(rep.sources[0].status, SourceStatus::DeniedRobots { .. }), "{:?}", rep.sources[0]);
+    assert!(
+        matches!(rep.sources[0].status, SourceStatus::DeniedRobots { .. }),
+        "{:?}",
+        rep.sources[0]
+    );
     mode.store(2, Ordering::SeqCst);
     clock.advance(Duration::from_secs(25 * 3600));
     let mut p = Pipeline::open(cfg).unwrap();
     let open = [src("flaky-open", "http://flaky.test/open", None)];
     let rep = p.run(&open, FORCE, &mut NoProgress).unwrap();
-    assert_eq!(rep.sources[0].status, SourceStatus::Ok { not_modified: false }, "cached copy used");
-    assert!(rep.notices.iter().any(|n| n.contains("cached robots.txt")), "{:?} {:#?}", rep.notices, server.requests().iter().map(|r| (r.host.clone(), r.target.clone())).collect::<Vec<_>>());
+    assert_eq!(
+        rep.sources[0].status,
+        SourceStatus::Ok {
+            not_modified: false
+        },
+        "cached copy used"
+    );
+    assert!(
+        rep.notices.iter().any(|n| n.contains("cached robots.txt")),
+        "{:?} {:#?}",
+        rep.notices,
+        server
+            .requests()
+            .iter()
+            .map(|r| (r.host.clone(), r.target.clone()))
+            .collect::<Vec<_>>()
+    );
 }
 
 /// Section 16 canaries with R13: dogfood-disallow never requested in any
@@ -386,19 +663,36 @@ fn canaries_and_r13() {
     let server = TestServer::start(operator);
     let dir = state_dir("canaries");
     let mut p = Pipeline::open(config(&dir, &server, &[])).unwrap();
-    let fx = p.fetch_operator(wr_core::constants::TEST_FIXTURES_PATH, Some("application/json"), &mut NoProgress).unwrap().unwrap();
+    let fx = p
+        .fetch_operator(
+            wr_core::constants::TEST_FIXTURES_PATH,
+            Some("application/json"),
+            &mut NoProgress,
+        )
+        .unwrap()
+        .unwrap();
     let fixtures = wr_feeds::blocklist_doc::parse_fixtures(&fx.body).unwrap();
     let _ = fixtures;
-    for path in ["dogfood-disallow", "dogfood-disallow.html", "dogfood-disallow.md"] {
+    for path in [
+        "dogfood-disallow",
+        "dogfood-disallow.html",
+        "dogfood-disallow.md",
+    ] {
         let url = format!("http://wal.sh/research/bots/{path}");
         for accept in [None, Some("text/markdown")] {
             let r = p.fetch_gated(&url, accept, &mut NoProgress).unwrap();
-            assert!(matches!(&r, Err(FetchError::DeniedRobots { line: 5, .. })), "{url}: {r:?}");
+            assert!(
+                matches!(&r, Err(FetchError::DeniedRobots { line: 5, .. })),
+                "{url}: {r:?}"
+            );
         }
     }
     for path in ["dogfood-allow", "dogfood-walsh-only"] {
         let url = format!("http://wal.sh/research/bots/{path}");
-        let r = p.fetch_gated(&url, Some("text/markdown"), &mut NoProgress).unwrap().unwrap();
+        let r = p
+            .fetch_gated(&url, Some("text/markdown"), &mut NoProgress)
+            .unwrap()
+            .unwrap();
         assert_eq!(r.status, 200);
         assert_eq!(r.final_url, url, "caller sees the untagged URL");
     }
@@ -407,7 +701,12 @@ fn canaries_and_r13() {
     assert!(reqs.iter().all(|r| !r.path().contains("dogfood-disallow")));
     for r in &reqs {
         let q = r.query().unwrap_or("");
-        assert!(q.starts_with("impl=walsh-research%2Fwr-feeds&sha=abc1234&spec="), "{} {}", r.path(), q);
+        assert!(
+            q.starts_with("impl=walsh-research%2Fwr-feeds&sha=abc1234&spec="),
+            "{} {}",
+            r.path(),
+            q
+        );
     }
     // Fixtures (R4 only), blocklist, robots.txt: Crawl-delay 2 applies from
     // robots.txt on.
@@ -415,10 +714,26 @@ fn canaries_and_r13() {
     assert_spacing(&reqs[2..], "wal.sh", Duration::from_secs(2));
     // check: a dry run never requests the target.
     server.clear();
-    let c = p.check("http://wal.sh/research/bots/dogfood-walsh-only?x=1", &mut NoProgress).unwrap();
-    assert!(matches!(c, CheckReport::Allowed { line: Some(7), .. }), "{c:?}");
-    let c = p.check("http://wal.sh/research/bots/dogfood-disallow", &mut NoProgress).unwrap();
-    assert!(matches!(c, CheckReport::DeniedRobots { line: 5, .. }), "{c:?}");
+    let c = p
+        .check(
+            "http://wal.sh/research/bots/dogfood-walsh-only?x=1",
+            &mut NoProgress,
+        )
+        .unwrap();
+    assert!(
+        matches!(c, CheckReport::Allowed { line: Some(7), .. }),
+        "{c:?}"
+    );
+    let c = p
+        .check(
+            "http://wal.sh/research/bots/dogfood-disallow",
+            &mut NoProgress,
+        )
+        .unwrap();
+    assert!(
+        matches!(c, CheckReport::DeniedRobots { line: 5, .. }),
+        "{c:?}"
+    );
     let c = p.check("http://www.example.com/", &mut NoProgress).unwrap();
     assert!(matches!(c, CheckReport::DeniedBlocklist { .. }), "{c:?}");
     assert!(server.requests().is_empty());
@@ -445,7 +760,13 @@ fn two_processes_share_the_schedule() {
             std::thread::spawn(move || {
                 let mut p = Pipeline::open(cfg).unwrap();
                 for i in 0..2 {
-                    let r = p.fetch_gated(&format!("http://shared.test/t{t}/{i}"), None, &mut NoProgress).unwrap();
+                    let r = p
+                        .fetch_gated(
+                            &format!("http://shared.test/t{t}/{i}"),
+                            None,
+                            &mut NoProgress,
+                        )
+                        .unwrap();
                     assert!(r.is_ok(), "{r:?}");
                 }
             })
@@ -467,7 +788,9 @@ fn limits_and_timeouts() {
         ("wal.sh", _) => operator(r),
         (_, "/robots.txt") => Reply::not_found(),
         ("huge.test", _) => Reply::new(200, "application/rss+xml", vec![b' '; 64 * 1024]),
-        ("hang.test", _) => Reply::new(200, "application/rss+xml", "x").delayed(Duration::from_millis(1500)),
+        ("hang.test", _) => {
+            Reply::new(200, "application/rss+xml", "x").delayed(Duration::from_millis(1500))
+        }
         _ => Reply::new(200, "application/rss+xml", data("feeds/rss_2.0_spec_1.xml")),
     });
     let dir = state_dir("limits");
@@ -491,11 +814,28 @@ fn limits_and_timeouts() {
             &mut NoProgress,
         )
         .unwrap();
-    assert!(matches!(&rep.sources[0].status, SourceStatus::Failed { reason } if reason.contains("too large") && reason.contains("http://huge.test/f") && reason.contains("32768")), "{:?}", rep.sources[0]);
-    assert!(matches!(&rep.sources[1].status, SourceStatus::Failed { reason } if reason.contains("timed out")), "{:?}", rep.sources[1]);
-    assert_eq!(rep.sources[2].status, SourceStatus::Ok { not_modified: false });
+    assert!(
+        matches!(&rep.sources[0].status, SourceStatus::Failed { reason } if reason.contains("too large") && reason.contains("http://huge.test/f") && reason.contains("32768")),
+        "{:?}",
+        rep.sources[0]
+    );
+    assert!(
+        matches!(&rep.sources[1].status, SourceStatus::Failed { reason } if reason.contains("timed out")),
+        "{:?}",
+        rep.sources[1]
+    );
+    assert_eq!(
+        rep.sources[2].status,
+        SourceStatus::Ok {
+            not_modified: false
+        }
+    );
     let hang = server.requests_to("hang.test");
-    assert_eq!(hang.iter().filter(|r| r.path() == "/f").count(), 2, "one retry");
+    assert_eq!(
+        hang.iter().filter(|r| r.path() == "/f").count(),
+        2,
+        "one retry"
+    );
     assert_ua(&server.requests());
 }
 
@@ -503,19 +843,31 @@ fn limits_and_timeouts() {
 /// `tls_roots`; without it the handshake fails. `connect_to` keeps SNI.
 #[test]
 fn https_with_self_signed_cert() {
-    let (port, log, der) = start_tls(&["wal.sh"], |r| match r.target.split('?').next().unwrap_or("") {
-        "/.well-known/walsh-research/blocklist.json" => Reply::new(200, "application/json", data("operator/blocklist.json")),
-        "/robots.txt" => Reply::new(200, "text/plain", OPERATOR_ROBOTS),
-        _ => Reply::new(200, "text/markdown", "[a](https://wal.sh/a)"),
+    let (port, log, der) = start_tls(&["wal.sh"], |r| {
+        match r.target.split('?').next().unwrap_or("") {
+            "/.well-known/walsh-research/blocklist.json" => {
+                Reply::new(200, "application/json", data("operator/blocklist.json"))
+            }
+            "/robots.txt" => Reply::new(200, "text/plain", OPERATOR_ROBOTS),
+            _ => Reply::new(200, "text/markdown", "[a](https://wal.sh/a)"),
+        }
     });
     let dir = state_dir("tls");
     let mut cfg = wr_feeds::Config::new(&dir);
-    cfg.connect_to.push(wr_feeds::ConnectTo::new("wal.sh", 443, "127.0.0.1", port));
+    cfg.connect_to
+        .push(wr_feeds::ConnectTo::new("wal.sh", 443, "127.0.0.1", port));
     cfg.tls_roots = Some(vec![der]);
     cfg.rng_seed = Some(1);
     cfg.backoff.max_retries = 0;
     let mut p = Pipeline::open(cfg.clone()).unwrap();
-    let r = p.fetch_gated("https://wal.sh/research/bots/dogfood-allow", None, &mut NoProgress).unwrap().unwrap();
+    let r = p
+        .fetch_gated(
+            "https://wal.sh/research/bots/dogfood-allow",
+            None,
+            &mut NoProgress,
+        )
+        .unwrap()
+        .unwrap();
     assert_eq!(r.status, 200);
     let reqs = log.lock().unwrap().clone();
     assert_ua(&reqs);
@@ -528,7 +880,11 @@ fn https_with_self_signed_cert() {
     let mut p = Pipeline::open(cfg2).unwrap();
     let rep = p.check("https://wal.sh/x", &mut NoProgress).unwrap();
     let _ = rep;
-    assert!(matches!(p.blocklist_state(), wr_feeds::BlocklistState::Fallback { reason } if reason.contains("https://wal.sh/")), "{:?}", p.blocklist_state());
+    assert!(
+        matches!(p.blocklist_state(), wr_feeds::BlocklistState::Fallback { reason } if reason.contains("https://wal.sh/")),
+        "{:?}",
+        p.blocklist_state()
+    );
 }
 
 /// R11: a process killed mid-run (abort in a progress callback) loses
@@ -554,8 +910,19 @@ fn killed_mid_run_keeps_committed_state() {
     let cfg = config(&dir, &server, &["a.test", "b.test"]);
     let p = Pipeline::open(cfg).unwrap();
     let seen = p.store().items_seen("a").unwrap() + p.store().items_seen("b").unwrap();
-    assert!(seen > 0, "first finished source committed: {:?}", server.requests().iter().map(|r| (r.host.clone(), r.target.clone())).collect::<Vec<_>>());
-    assert!(p.gate().blocklist().is_some_and(|l| !l.is_empty()), "blocklist committed");
+    assert!(
+        seen > 0,
+        "first finished source committed: {:?}",
+        server
+            .requests()
+            .iter()
+            .map(|r| (r.host.clone(), r.target.clone()))
+            .collect::<Vec<_>>()
+    );
+    assert!(
+        p.gate().blocklist().is_some_and(|l| !l.is_empty()),
+        "blocklist committed"
+    );
     let conn = rusqlite_check(&p.store().path().to_path_buf());
     assert_eq!(conn, "ok");
 }
@@ -563,19 +930,24 @@ fn killed_mid_run_keeps_committed_state() {
 fn rusqlite_check(path: &std::path::PathBuf) -> String {
     // Integrity check through a second connection.
     let c = rusqlite::Connection::open(path).unwrap();
-    c.query_row("PRAGMA integrity_check", [], |r| r.get::<_, String>(0)).unwrap()
+    c.query_row("PRAGMA integrity_check", [], |r| r.get::<_, String>(0))
+        .unwrap()
 }
 
 #[test]
 fn kill_child() {
-    let (Ok(dir), Ok(port)) = (std::env::var("WR_KILL_CHILD_DIR"), std::env::var("WR_KILL_CHILD_PORT")) else {
+    let (Ok(dir), Ok(port)) = (
+        std::env::var("WR_KILL_CHILD_DIR"),
+        std::env::var("WR_KILL_CHILD_PORT"),
+    ) else {
         return;
     };
     let port: u16 = port.parse().unwrap();
     let mut cfg = wr_feeds::Config::new(&dir);
     cfg.set_operator_base("http://wal.sh").unwrap();
     for h in ["wal.sh", "a.test", "b.test"] {
-        cfg.connect_to.push(wr_feeds::ConnectTo::new(h, 80, "127.0.0.1", port));
+        cfg.connect_to
+            .push(wr_feeds::ConnectTo::new(h, 80, "127.0.0.1", port));
     }
     let mut p = Pipeline::open(cfg).unwrap();
     // Abort (no unwinding, no destructors) as the second feed request starts.
@@ -591,7 +963,10 @@ fn kill_child() {
         }
     };
     let _ = p.run(
-        &[src("a", "http://a.test/", Some("http://a.test/f")), src("b", "http://b.test/", Some("http://b.test/f"))],
+        &[
+            src("a", "http://a.test/", Some("http://a.test/f")),
+            src("b", "http://b.test/", Some("http://b.test/f")),
+        ],
         FORCE,
         &mut progress,
     );

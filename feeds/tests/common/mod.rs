@@ -108,7 +108,11 @@ impl TestServer {
                 let host = headers
                     .iter()
                     .find(|(k, _)| k.eq_ignore_ascii_case("host"))
-                    .map(|(_, v)| v.rsplit_once(':').map_or(v.as_str(), |(h, _)| h).to_string())
+                    .map(|(_, v)| {
+                        v.rsplit_once(':')
+                            .map_or(v.as_str(), |(h, _)| h)
+                            .to_string()
+                    })
                     .unwrap_or_default();
                 let rec = Recorded {
                     method: req.method().to_string(),
@@ -122,17 +126,18 @@ impl TestServer {
                 l.lock().unwrap().push(rec.clone());
                 let handler = handler.clone();
                 std::thread::spawn(move || {
-                let reply = handler(&rec);
-                if let Some(d) = reply.delay {
-                    std::thread::sleep(d);
-                }
-                let mut resp = tiny_http::Response::from_data(reply.body).with_status_code(reply.status);
-                for (k, v) in &reply.headers {
-                    if let Ok(h) = tiny_http::Header::from_bytes(k.as_bytes(), v.as_bytes()) {
-                        resp.add_header(h);
+                    let reply = handler(&rec);
+                    if let Some(d) = reply.delay {
+                        std::thread::sleep(d);
                     }
-                }
-                let _ = req.respond(resp);
+                    let mut resp =
+                        tiny_http::Response::from_data(reply.body).with_status_code(reply.status);
+                    for (k, v) in &reply.headers {
+                        if let Ok(h) = tiny_http::Header::from_bytes(k.as_bytes(), v.as_bytes()) {
+                            resp.add_header(h);
+                        }
+                    }
+                    let _ = req.respond(resp);
                 });
             }
         });
@@ -144,7 +149,10 @@ impl TestServer {
     }
 
     pub fn requests_to(&self, host: &str) -> Vec<Recorded> {
-        self.requests().into_iter().filter(|r| r.host == host).collect()
+        self.requests()
+            .into_iter()
+            .filter(|r| r.host == host)
+            .collect()
     }
 
     pub fn clear(&self) {
@@ -200,7 +208,9 @@ pub fn config(dir: &PathBuf, server: &TestServer, hosts: &[&str]) -> Config {
 }
 
 pub fn data(path: &str) -> Vec<u8> {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(path);
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(path);
     std::fs::read(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
 }
 
@@ -247,7 +257,11 @@ pub fn assert_ua(reqs: &[Recorded]) {
 
 /// Gaps between consecutive arrivals at `host` are at least `min`.
 pub fn assert_spacing(reqs: &[Recorded], host: &str, min: Duration) {
-    let at: Vec<Instant> = reqs.iter().filter(|r| r.host == host).map(|r| r.at).collect();
+    let at: Vec<Instant> = reqs
+        .iter()
+        .filter(|r| r.host == host)
+        .map(|r| r.at)
+        .collect();
     for w in at.windows(2) {
         let gap = w[1] - w[0];
         assert!(gap >= min, "{host}: gap {gap:?} < {min:?}");
@@ -256,9 +270,14 @@ pub fn assert_spacing(reqs: &[Recorded], host: &str, min: Duration) {
 
 /// A minimal HTTPS server (rustls) answering every request with `body`,
 /// recording requests. Returns (port, log, DER of the self-signed cert).
-pub fn start_tls(names: &[&str], handler: impl Fn(&Recorded) -> Reply + Send + Sync + 'static) -> (u16, Arc<Mutex<Vec<Recorded>>>, Vec<u8>) {
+pub fn start_tls(
+    names: &[&str],
+    handler: impl Fn(&Recorded) -> Reply + Send + Sync + 'static,
+) -> (u16, Arc<Mutex<Vec<Recorded>>>, Vec<u8>) {
     use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
-    let ck = rcgen::generate_simple_self_signed(names.iter().map(|s| s.to_string()).collect::<Vec<_>>()).unwrap();
+    let ck =
+        rcgen::generate_simple_self_signed(names.iter().map(|s| s.to_string()).collect::<Vec<_>>())
+            .unwrap();
     let cert_der = ck.cert.der().to_vec();
     let key = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(ck.signing_key.serialize_der()));
     let provider = Arc::new(rustls::crypto::ring::default_provider());
@@ -276,7 +295,9 @@ pub fn start_tls(names: &[&str], handler: impl Fn(&Recorded) -> Reply + Send + S
     std::thread::spawn(move || {
         for stream in listener.incoming() {
             let Ok(tcp) = stream else { continue };
-            let Ok(conn) = rustls::ServerConnection::new(cfg.clone()) else { continue };
+            let Ok(conn) = rustls::ServerConnection::new(cfg.clone()) else {
+                continue;
+            };
             let mut tls = rustls::StreamOwned::new(conn, tcp);
             let mut buf = Vec::new();
             let mut chunk = [0u8; 4096];
@@ -303,12 +324,26 @@ pub fn start_tls(names: &[&str], handler: impl Fn(&Recorded) -> Reply + Send + S
             let host = headers
                 .iter()
                 .find(|(k, _)| k.eq_ignore_ascii_case("host"))
-                .map(|(_, v)| v.rsplit_once(':').map_or(v.as_str(), |(h, _)| h).to_string())
+                .map(|(_, v)| {
+                    v.rsplit_once(':')
+                        .map_or(v.as_str(), |(h, _)| h)
+                        .to_string()
+                })
                 .unwrap_or_default();
-            let rec = Recorded { method, host, target, headers, at: Instant::now() };
+            let rec = Recorded {
+                method,
+                host,
+                target,
+                headers,
+                at: Instant::now(),
+            };
             l.lock().unwrap().push(rec.clone());
             let reply = handler(&rec);
-            let mut out = format!("HTTP/1.1 {} X\r\nContent-Length: {}\r\nConnection: close\r\n", reply.status, reply.body.len());
+            let mut out = format!(
+                "HTTP/1.1 {} X\r\nContent-Length: {}\r\nConnection: close\r\n",
+                reply.status,
+                reply.body.len()
+            );
             for (k, v) in &reply.headers {
                 out.push_str(&format!("{k}: {v}\r\n"));
             }
