@@ -165,7 +165,11 @@ pub fn item_line(item: &DigestItem) -> String {
     if !(lower.starts_with("http://") || lower.starts_with("https://")) {
         return format!("- {} ({})", escape_inline(title), escape_inline(&item.url));
     }
-    format!("- [{}]({})", escape_inline(title), link_destination(&item.url))
+    format!(
+        "- [{}]({})",
+        escape_inline(title),
+        link_destination(&item.url)
+    )
 }
 
 /// Escapes text so that it renders literally inside a Markdown paragraph,
@@ -321,10 +325,16 @@ mod tests {
     fn hostile_titles_and_urls_stay_one_link_each() {
         let nasty = [
             ("a](https://evil.example/) [b", "https://a.example/1"),
-            ("*bold* _em_ `code` <script>x</script>", "https://a.example/2"),
+            (
+                "*bold* _em_ `code` <script>x</script>",
+                "https://a.example/2",
+            ),
             ("line\nbreak\r\n# heading\n- list", "https://a.example/3"),
             ("back\\slash \\] & &amp; ![img](x)", "https://a.example/4"),
-            ("parens", "https://en.wikipedia.org/wiki/Rust_(programming_language)"),
+            (
+                "parens",
+                "https://en.wikipedia.org/wiki/Rust_(programming_language)",
+            ),
             ("space", "https://a.example/with space/>\"x\""),
             ("unbalanced", "https://a.example/a)b(c"),
             ("", "https://a.example/untitled"),
@@ -335,9 +345,16 @@ mod tests {
         let found = links(&md);
         assert_eq!(found.len(), nasty.len(), "{md}");
         for ((t, u), (ft, fu)) in nasty.iter().zip(&found) {
-            let want_title = if t.is_empty() { u.to_string() } else { t.replace(['\n', '\r'], " ") };
+            let want_title = if t.is_empty() {
+                u.to_string()
+            } else {
+                t.replace(['\n', '\r'], " ")
+            };
             assert_eq!(ft, &want_title, "{md}");
-            let want_url = u.replace(' ', "%20").replace('>', "%3E").replace('"', "%22");
+            let want_url = u
+                .replace(' ', "%20")
+                .replace('>', "%3E")
+                .replace('"', "%22");
             assert_eq!(fu, &want_url, "{md}");
         }
     }
@@ -348,17 +365,30 @@ mod tests {
             1_779_580_800, // 2026-05-24T00:00:00Z
             false,
             vec![
-                report("Blog (main)", Status::Ok, vec![item("Hello", "https://a.example/h")]),
+                report(
+                    "Blog (main)",
+                    Status::Ok,
+                    vec![item("Hello", "https://a.example/h")],
+                ),
                 report("Quiet", Status::Ok, vec![]),
                 report("Refused", Status::Denied, vec![]),
             ],
         );
         let md = d.to_markdown();
         assert!(md.starts_with("# Digest 2026-05-24\n"), "{md}");
-        assert!(md.contains("\n## Blog \\(main\\)\n\n- [Hello](https://a.example/h)\n"), "{md}");
+        assert!(
+            md.contains("\n## Blog \\(main\\)\n\n- [Hello](https://a.example/h)\n"),
+            "{md}"
+        );
         assert!(md.contains("\n## Quiet\n\n*No new items.*\n"), "{md}");
-        assert!(md.contains("\n## Refused\n\n*denied: because \\[x\\]\\(y\\) \\*z\\**\n"), "{md}");
-        assert!(links(&md).len() == 1, "the reason must not become a link: {md}");
+        assert!(
+            md.contains("\n## Refused\n\n*denied: because \\[x\\]\\(y\\) \\*z\\**\n"),
+            "{md}"
+        );
+        assert!(
+            links(&md).len() == 1,
+            "the reason must not become a link: {md}"
+        );
         assert_eq!(d.exit_code(), 0);
     }
 
@@ -373,7 +403,10 @@ mod tests {
         let d = Digest::new(
             0,
             true,
-            vec![report("A", Status::LeftOut, vec![]), report("B", Status::Failed, vec![])],
+            vec![
+                report("A", Status::LeftOut, vec![]),
+                report("B", Status::Failed, vec![]),
+            ],
         );
         let v: serde_json::Value = serde_json::from_str(&d.to_json()).unwrap();
         assert_eq!(v["schema"], "wr-feeds-digest/v1");

@@ -141,8 +141,9 @@ pub fn import(text: &str) -> Result<Import, String> {
             n += 1;
         }
         if name != base {
-            out.warnings
-                .push(format!("line {line}: renamed duplicate name `{base}` to `{name}`"));
+            out.warnings.push(format!(
+                "line {line}: renamed duplicate name `{base}` to `{name}`"
+            ));
         }
         out.sources.push(Source {
             name,
@@ -199,9 +200,15 @@ line	title" xmlUrl="https://d.example/rss"></outline>
         );
         let rust = &imp.sources[0];
         assert_eq!(rust.url, "https://blog.rust-lang.org/");
-        assert_eq!(rust.feed.as_deref(), Some("https://blog.rust-lang.org/feed.xml"));
+        assert_eq!(
+            rust.feed.as_deref(),
+            Some("https://blog.rust-lang.org/feed.xml")
+        );
         assert_eq!(rust.tags, ["Tech"]);
-        assert_eq!(imp.sources[1].tags, ["Tech", "Deeper", "News", "World", "Misc"]);
+        assert_eq!(
+            imp.sources[1].tags,
+            ["Tech", "Deeper", "News", "World", "Misc"]
+        );
         // A non-http htmlUrl falls back to the feed.
         assert_eq!(imp.sources[2].url, "https://b.example/feed");
         assert_eq!(imp.warnings.len(), 3, "{:?}", imp.warnings);

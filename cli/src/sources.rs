@@ -328,10 +328,7 @@ pub fn parse(path: &Path, text: &str) -> Result<SourcesFile, LoadError> {
         for t in s.tags.unwrap_or_default() {
             let v = t.get_ref().trim();
             if v.is_empty() || v.chars().any(char::is_control) {
-                return Err(cx.err(
-                    Some(t.span()),
-                    "a tag must be non-empty and on one line",
-                ));
+                return Err(cx.err(Some(t.span()), "a tag must be non-empty and on one line"));
             }
             if !tags.iter().any(|x: &String| x == v) {
                 tags.push(v.to_string());
@@ -459,7 +456,9 @@ url = "http://b.example/blog"
 
     #[test]
     fn missing_field_is_located_at_its_table() {
-        let (l, _, m) = at("[[source]]\nname = \"A\"\nurl = \"https://a.example/\"\n\n[[source]]\nname = \"B\"\n");
+        let (l, _, m) = at(
+            "[[source]]\nname = \"A\"\nurl = \"https://a.example/\"\n\n[[source]]\nname = \"B\"\n",
+        );
         assert!(m.contains("missing field `url`"), "{m}");
         assert!(l >= 5, "line {l}: {m}");
     }
@@ -469,7 +468,8 @@ url = "http://b.example/blog"
         let (l, c, m) = at("[[source]]\nname = \"A\"\nurl = \"ftp://a.example/\"\n");
         assert_eq!((l, c), (3, 7));
         assert!(m.contains("unsupported scheme `ftp`"), "{m}");
-        let (l, _, m) = at("[[source]]\nname = \"A\"\nurl = \"https://a.example/\"\nfeed = \"not a url\"\n");
+        let (l, _, m) =
+            at("[[source]]\nname = \"A\"\nurl = \"https://a.example/\"\nfeed = \"not a url\"\n");
         assert_eq!(l, 4);
         assert!(m.contains("bad URL"), "{m}");
         let (_, _, m) = at("[[source]]\nname = \"A\"\nurl = \"file:///etc/passwd\"\n");
@@ -494,9 +494,11 @@ url = "http://b.example/blog"
         let (l, c, m) = at("");
         assert_eq!((l, c), (1, 1));
         assert!(m.contains("no sources"), "{m}");
-        let (l, c, m) = at("[settings]\nformat = \"html\"\n[[source]]\nname = \"A\"\nurl = \"https://a/\"\n");
+        let (l, c, m) =
+            at("[settings]\nformat = \"html\"\n[[source]]\nname = \"A\"\nurl = \"https://a/\"\n");
         assert_eq!((l, c), (2, 10), "{m}");
-        let (l, _, m) = at("[settings]\ntimeout_secs = 0\n[[source]]\nname = \"A\"\nurl = \"https://a/\"\n");
+        let (l, _, m) =
+            at("[settings]\ntimeout_secs = 0\n[[source]]\nname = \"A\"\nurl = \"https://a/\"\n");
         assert_eq!(l, 2, "{m}");
     }
 

@@ -1,0 +1,397 @@
+//! End-to-end: the built `wr-feeds` binary against loopback replicas of
+//! the operator site and three publishers.
+
+mod common;
+
+use common::*;
+use std::time::Duration;
+
+const UA: &str = "Mozilla/5.0 (compatible; Walsh-Research/1.2; +https://wal.sh/bot/)";
+
+struct Sites {
+    op: Operator,
+    blog: Host,
+    df: Host,
+    docs: Host,
+    plain: Host,
+}
+
+impl Sites {
+    fn start() -> Sites {
+        let op = Operator::start(CANARY_ROBOTS);
+        let blog = Host::start("blog.test");
+        blog.route(
+            "/robots.txt",
+            Route::ok("text/plain", "User-agent: *\nAllow: /\n"),
+        )
+        .route(
+            "/rss.xml",
+            Route::ok("application/rss+xml", data("feeds/rss_1.0_spec_1.xml"))
+                .with_validators("\"rss-v1\"", "Sat, 23 May 2026 00:00:00 GMT"),
+        );
+        let df = Host::start("df.test");
+        // No robots.txt at all (404): everything is allowed.
+        df.route(
+            "/feeds/json",
+            Route::ok(
+                "application/feed+json",
+                data("feeds/jsonfeed_example_1.json"),
+            )
+            .with_validators("\"df-1\"", "Sat, 23 May 2026 00:00:00 GMT"),
+        );
+        let docs = Host::start("docs.test");
+        docs.route(
+            "/robots.txt",
+            Route::ok("text/plain", "User-agent: *\nDisallow:\n"),
+        )
+        .route(
+            "/",
+            Route::ok("text/html", "<!doctype html><p>not scraped</p>"),
+        )
+        .route(
+            "/llms.txt",
+            Route::ok(
+                "text/plain",
+                data("llms-txt/AnswerDotAI_llms-txt__nbs_llms.txt"),
+            ),
+        );
+        let plain = Host::start("plain.test");
+        plain.route(
+            "/",
+            Route::ok("text/html", "<!doctype html><a href=\"/x\">x</a>"),
+        );
+        Sites {
+            op,
+            blog,
+            df,
+            docs,
+            plain,
+        }
+    }
+    fn hosts(&self) -> Vec<&Host> {
+        vec![
+            &self.op.wal,
+            &self.op.pypi,
+            &self.blog,
+            &self.df,
+            &self.docs,
+            &self.plain,
+        ]
+    }
+}
+
+const SOURCES: &str = r#"
+[[source]]
+name = "Blog"
+url = "http://blog.test/"
+feed = "http://blog.test/rss.xml"
+tags = ["rss"]
+
+[[source]]
+name = "Daring Fireball"
+url = "http://df.test/"
+feed = "http://df.test/feeds/json"
+
+[[source]]
+name = "Docs"
+url = "http://docs.test/"
+
+[[source]]
+name = "Plain HTML"
+url = "http://plain.test/"
+"#;
+
+fn link_lines(md: &str, section: &str) -> Vec<String> {
+    let start = md
+        .find(&format!("\n## {section}\n"))
+        .unwrap_or_else(|| panic!("no section {section}:\n{md}"));
+    let rest = &md[start + section.len() + 5..];
+    let end = rest.find("\n## ").unwrap_or(rest.len());
+    rest[..end]
+        .lines()
+        .filter(|l| l.starts_with("- ["))
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn first_run_second_run_r8_skip_and_all() {
+    let s = Sites::start();
+    let tmp = TempDir::new("digest");
+    let state = tmp.path().join("state");
+    let src = tmp.write("sources.toml", SOURCES);
+    let src = src.to_str().unwrap();
+    let hosts = s.hosts();
+
+    // First run: every item is new.
+    let o = wr(&state, &hosts, &[src]);
+    let md = stdout(&o);
+    assert_eq!(o.status.code(), Some(0), "{md}\n{}", stderr(&o));
+    assert!(md.starts_with("# Digest 20"), "{md}");
+    let blog = link_lines(&md, "Blog");
+    assert_eq!(blog.len(), 2, "the two RSS 1.0 items with links:\n{md}");
+    let df = link_lines(&md, "Daring Fireball");
+    assert!(!df.is_empty(), "{md}");
+    let docs = link_lines(&md, "Docs");
+    assert!(
+        docs.iter()
+            .any(|l| l.contains("(https://llmstxt.org/index.md)")),
+        "llms.txt links:\n{md}"
+    );
+    assert!(
+        md.contains("\n## Plain HTML\n\n*left out: "),
+        "an HTML-only source is left out, not scraped:\n{md}"
+    );
+    // R1 on every request; R2 robots.txt before the feed; llms.txt only
+    // after the page was asked for as markdown.
+    for h in &hosts {
+        for r in h.requests() {
+            assert_eq!(r.header("User-Agent"), Some(UA), "{} {}", h.name, r.url);
+        }
+    }
+    let blog_paths: Vec<String> = s
+        .blog
+        .requests()
+        .iter()
+        .map(|r| r.path().to_string())
+        .collect();
+    assert_eq!(blog_paths, ["/robots.txt", "/rss.xml"]);
+    let docs_reqs = s.docs.requests();
+    let page = docs_reqs
+        .iter()
+        .find(|r| r.path() == "/")
+        .expect("page asked for");
+    assert!(page
+        .header("Accept")
+        .unwrap_or("")
+        .contains("text/markdown"));
+    assert_eq!(s.docs.requests_to("/llms.txt").len(), 1);
+
+    // Second run within the hour: R8 skips every source and says so.
+    let o = wr(&state, &hosts, &[src]);
+    let md = stdout(&o);
+    assert_eq!(o.status.code(), Some(0), "{md}\n{}", stderr(&o));
+    assert!(
+        md.contains("\n## Blog\n\n*skipped: fetched less than an hour ago"),
+        "{md}"
+    );
+    assert_eq!(s.blog.requests_to("/rss.xml").len(), 1, "not fetched again");
+
+    // --force: conditional requests, nothing new.
+    let o = wr(&state, &hosts, &["--force", src]);
+    let md = stdout(&o);
+    assert_eq!(o.status.code(), Some(0), "{md}\n{}", stderr(&o));
+    let feed_reqs = s.blog.requests_to("/rss.xml");
+    assert_eq!(feed_reqs.len(), 2);
+    assert_eq!(feed_reqs[1].header("If-None-Match"), Some("\"rss-v1\""));
+    assert_eq!(
+        feed_reqs[1].header("If-Modified-Since"),
+        Some("Sat, 23 May 2026 00:00:00 GMT")
+    );
+    let df_reqs = s.df.requests_to("/feeds/json");
+    assert_eq!(df_reqs[1].header("If-None-Match"), Some("\"df-1\""));
+    assert!(link_lines(&md, "Blog").is_empty(), "{md}");
+    assert!(md.contains("\n## Blog\n\n*No new items.*\n"), "{md}");
+    assert!(link_lines(&md, "Daring Fireball").is_empty(), "{md}");
+
+    // --all (JSON): everything currently offered, again.
+    let out = tmp.path().join("digest.json");
+    let o = wr(
+        &state,
+        &hosts,
+        &[
+            "--all",
+            "--force",
+            "--format",
+            "json",
+            "-o",
+            out.to_str().unwrap(),
+            src,
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(o.stdout.is_empty(), "the digest went to the file");
+    let v: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&out).unwrap()).expect("valid JSON");
+    assert_eq!(v["schema"], "wr-feeds-digest/v1");
+    assert_eq!(v["selection"], "all");
+    let blog = &v["sources"][0];
+    assert_eq!(blog["name"], "Blog");
+    assert_eq!(blog["status"], "ok");
+    assert_eq!(blog["method"], "feed");
+    assert_eq!(blog["tags"], serde_json::json!(["rss"]));
+    assert_eq!(blog["items"].as_array().unwrap().len(), 2);
+    assert_eq!(v["sources"][2]["method"], "llms-txt");
+    assert_eq!(v["sources"][3]["status"], "left_out");
+}
+
+#[test]
+fn bad_sources_file_exits_2_and_fetches_nothing() {
+    let s = Sites::start();
+    let tmp = TempDir::new("bad");
+    let src = tmp.write(
+        "sources.toml",
+        "[[source]]\nname = \"Blog\"\nurl = \"http://blog.test/\"\n\n[[source]]\nname = \"Other\"\nurl = \"http://blog.test/\"\n",
+    );
+    let o = wr(
+        &tmp.path().join("state"),
+        &s.hosts(),
+        &[src.to_str().unwrap()],
+    );
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert!(err.contains("sources.toml:7:7: duplicate URL"), "{err}");
+    assert!(o.stdout.is_empty());
+    for h in s.hosts() {
+        assert!(h.requests().is_empty(), "{} was contacted", h.name);
+    }
+
+    let src = tmp.write(
+        "typo.toml",
+        "[[source]]\nname = \"Blog\"\nurl = \"http://blog.test/\"\nfed = \"http://blog.test/rss.xml\"\n",
+    );
+    let o = wr(
+        &tmp.path().join("state"),
+        &s.hosts(),
+        &[src.to_str().unwrap()],
+    );
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert!(err.contains("typo.toml:4:1: unknown field `fed`"), "{err}");
+
+    let src = tmp.write(
+        "scheme.toml",
+        "[[source]]\nname = \"F\"\nurl = \"ftp://blog.test/\"\n",
+    );
+    let o = wr(
+        &tmp.path().join("state"),
+        &s.hosts(),
+        &[src.to_str().unwrap()],
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("scheme.toml:3:7: unsupported scheme `ftp`"),
+        "{}",
+        stderr(&o)
+    );
+    for h in s.hosts() {
+        assert!(h.requests().is_empty(), "{} was contacted", h.name);
+    }
+}
+
+#[test]
+fn a_source_that_times_out_fails_alone() {
+    let s = Sites::start();
+    let slow = Host::start("slow.test");
+    slow.route("/robots.txt", Route::status(404)).route(
+        "/feed.xml",
+        Route::ok("application/rss+xml", data("feeds/rss_1.0_spec_1.xml"))
+            .delayed(Duration::from_secs(8)),
+    );
+    let tmp = TempDir::new("timeout");
+    let src = tmp.write(
+        "sources.toml",
+        "[settings]\ntimeout_secs = 1\n\n[[source]]\nname = \"Slow\"\nurl = \"http://slow.test/\"\nfeed = \"http://slow.test/feed.xml\"\n\n[[source]]\nname = \"Blog\"\nurl = \"http://blog.test/\"\nfeed = \"http://blog.test/rss.xml\"\n",
+    );
+    let mut hosts = s.hosts();
+    hosts.push(&slow);
+    let o = wr(&tmp.path().join("state"), &hosts, &[src.to_str().unwrap()]);
+    let md = stdout(&o);
+    assert_eq!(o.status.code(), Some(1), "{md}\n{}", stderr(&o));
+    assert!(
+        md.contains("\n## Slow\n\n*failed: ") || md.contains("\n## Slow\n\n*deferred: "),
+        "{md}"
+    );
+    assert_eq!(
+        link_lines(&md, "Blog").len(),
+        2,
+        "the other source still went through:\n{md}"
+    );
+    assert!(stderr(&o).contains("source `Slow`"), "{}", stderr(&o));
+}
+
+#[test]
+fn check_answers_without_fetching_the_target() {
+    let s = Sites::start();
+    let tmp = TempDir::new("check");
+    let state = tmp.path().join("state");
+    let o = wr(
+        &state,
+        &s.hosts(),
+        &[
+            "check",
+            "http://wal.test/research/bots/dogfood-disallow.md",
+            "http://wal.test/research/bots/dogfood-walsh-only",
+            "http://www.example.com/page",
+        ],
+    );
+    let out = stdout(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}\n{}", stderr(&o));
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 3, "{out}");
+    assert!(
+        lines[0].starts_with("denied    http://wal.test/research/bots/dogfood-disallow.md"),
+        "{out}"
+    );
+    assert!(
+        lines[0].contains("Disallow: /research/bots/dogfood-disallow")
+            && lines[0].contains("line 5"),
+        "{out}"
+    );
+    assert!(lines[1].starts_with("allowed   "), "{out}");
+    assert!(
+        lines[1].contains("Allow: /research/bots/dogfood-walsh-only"),
+        "{out}"
+    );
+    assert!(
+        lines[2].starts_with("denied    http://www.example.com/page  (R3"),
+        "{out}"
+    );
+    for r in s.op.wal.requests() {
+        assert!(
+            !r.path().starts_with("/research/"),
+            "a target was fetched: {}",
+            r.url
+        );
+    }
+    let o = wr(&state, &s.hosts(), &["check", "notaurl"]);
+    assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
+fn import_writes_a_sources_file_the_digest_accepts() {
+    let tmp = TempDir::new("import");
+    let opml = tmp.write(
+        "subs.opml",
+        r#"<?xml version="1.0"?><opml version="2.0"><body>
+<outline text="Rust"><outline text="Blog &amp; more" xmlUrl="http://blog.test/rss.xml" htmlUrl="http://blog.test/"/></outline>
+</body></opml>"#,
+    );
+    let out = tmp.path().join("sources.toml");
+    let o = wr(
+        &tmp.path().join("state"),
+        &[],
+        &[
+            "import",
+            opml.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = std::fs::read_to_string(&out).unwrap();
+    assert!(text.contains("name = \"Blog & more\""), "{text}");
+    assert!(text.contains("tags = [\"Rust\"]"), "{text}");
+    // A second import refuses to overwrite.
+    let o = wr(
+        &tmp.path().join("state"),
+        &[],
+        &[
+            "import",
+            opml.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(o.status.code(), Some(2));
+}

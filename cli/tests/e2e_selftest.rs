@@ -1,0 +1,111 @@
+//! End-to-end: `wr-feeds selftest` and `attest` against the operator replica.
+
+mod common;
+
+use common::*;
+
+#[test]
+fn selftest_passes_against_the_replica_and_tags_operator_requests() {
+    let op = Operator::start(CANARY_ROBOTS);
+    let tmp = TempDir::new("selftest");
+    let state = tmp.path().join("state");
+    let o = wr(&state, &[&op.wal, &op.pypi], &["selftest"]);
+    let out = stdout(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}\n{}", stderr(&o));
+    assert!(!out.contains("FAIL") && !out.contains("SKIP"), "{out}");
+    for check in [
+        "fixtures index",
+        "robots_allowed_sentinel",
+        "walsh_only_allowed",
+        "robots_disallowed",
+        "external_positive",
+        "operator_blocked_host",
+        "dogfood-disallow",
+        "dogfood-allow",
+        "dogfood-walsh-only",
+    ] {
+        assert!(
+            out.lines()
+                .any(|l| l.starts_with("PASS") && l.contains(check)),
+            "{check}: {out}"
+        );
+    }
+    assert!(
+        out.lines()
+            .last()
+            .unwrap_or("")
+            .starts_with("11 passed, 0 failed"),
+        "{out}"
+    );
+    // The disallowed canary was never requested, in any representation.
+    assert!(op
+        .wal
+        .requests_to("/research/bots/dogfood-disallow")
+        .is_empty());
+    assert!(op
+        .wal
+        .requests_to("/research/bots/dogfood-disallow.md")
+        .is_empty());
+    assert_eq!(op.wal.requests_to("/research/bots/dogfood-allow").len(), 1);
+    // R13: the operator's compliance URLs carry impl, sha and spec.
+    let fixtures = op
+        .wal
+        .requests_to("/.well-known/walsh-research/test-fixtures.json");
+    let q = fixtures[0].url.split_once('?').map(|x| x.1).unwrap_or("");
+    assert!(
+        q.contains("impl=") && q.contains("sha=") && q.contains("spec="),
+        "{q}"
+    );
+    // The publisher page is not an operator URL: no tags.
+    for r in op.pypi.requests() {
+        assert!(!r.url.contains("impl="), "{}", r.url);
+    }
+
+    // attest: the vectors pass in-process; the recorded self-test ran
+    // against a replica, not https://wal.sh, so it proves nothing live.
+    let o = wr(&state, &[], &["attest"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+    assert_eq!(v["contract"], "walsh-research-attestation/v1");
+    assert_eq!(v["spec"], "walsh-research-compliance/v1.3");
+    assert_eq!(
+        v["user_agent"],
+        "Mozilla/5.0 (compatible; Walsh-Research/1.2; +https://wal.sh/bot/)"
+    );
+    let req = &v["requirements"];
+    assert_eq!(req["R2a"], true);
+    assert_eq!(req["R2b"], true);
+    assert_eq!(req["R3a"], true);
+    assert_eq!(req["R2"], false, "{}", v["evidence"]["R2"]);
+    assert_eq!(req["R3"], false);
+    assert_eq!(req["R4"], false, "nothing in-process proves R4");
+    assert!(v["evidence"]["R3"]
+        .as_str()
+        .unwrap()
+        .contains("not the canonical"));
+}
+
+#[test]
+fn selftest_fails_against_a_replica_with_a_wrong_robots_txt() {
+    // The Walsh-Research group forgot the Disallow of dogfood-disallow.
+    let wrong = "User-agent: *\nDisallow: /research/bots/dogfood-walsh-only\n\nUser-agent: Walsh-Research\nAllow: /research/bots/dogfood-allow\nAllow: /research/bots/dogfood-walsh-only\n";
+    let op = Operator::start(wrong);
+    let tmp = TempDir::new("selftest-wrong");
+    let o = wr(
+        &tmp.path().join("state"),
+        &[&op.wal, &op.pypi],
+        &["selftest"],
+    );
+    let out = stdout(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}\n{}", stderr(&o));
+    let fails: Vec<&str> = out.lines().filter(|l| l.starts_with("FAIL")).collect();
+    assert!(
+        fails.iter().any(|l| l.contains("robots_disallowed")),
+        "{out}"
+    );
+    assert!(
+        fails.iter().any(|l| l.contains("dogfood-disallow")),
+        "{out}"
+    );
+    assert!(out.contains("PASS  R3   operator_blocked_host"), "{out}");
+}
