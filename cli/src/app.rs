@@ -860,3 +860,90 @@ pub fn run_attest(common: &Common) -> ExitCode {
     println!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
     ExitCode::SUCCESS
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(dir: &Path, base: &str, passed: bool, at: i64, version: &str) {
+        let r = SelftestRecord {
+            generated: digest::rfc3339(at),
+            generated_unix: at,
+            tool_version: version.to_string(),
+            spec: SPEC_VERSION.to_string(),
+            operator_base: base.to_string(),
+            r13: Some(["a/b".into(), "abc1234".into(), SPEC_VERSION.into()]),
+            passed,
+            expectations: vec![],
+        };
+        std::fs::create_dir_all(dir).unwrap();
+        std::fs::write(dir.join(SELFTEST_FILE), serde_json::to_string(&r).unwrap()).unwrap();
+    }
+
+    #[test]
+    fn attestation_claims_live_requirements_only_from_a_valid_selftest() {
+        let dir = std::env::temp_dir().join(format!("wr-attest-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let now = 1_779_580_800;
+        let live = ["R2", "R3", "R13"];
+        let claims = |dir: &Path| {
+            let doc = attestation(dir, now);
+            assert_eq!(doc["contract"], "walsh-research-attestation/v1");
+            assert_eq!(doc["spec"], SPEC_VERSION);
+            assert_eq!(doc["user_agent"], SPEC_USER_AGENT);
+            for k in ["R1", "R2a", "R2b", "R3a"] {
+                assert_eq!(doc["requirements"][k], true, "{k}: {}", doc["evidence"][k]);
+            }
+            for k in [
+                "R2c", "R2d", "R3b", "R3c", "R4", "R5", "R6", "R7", "R8", "R9", "R10", "R11",
+            ] {
+                assert_eq!(doc["requirements"][k], false, "{k}");
+            }
+            live.map(|k| doc["requirements"][k].as_bool().unwrap())
+        };
+        // No record at all.
+        assert_eq!(claims(&dir), [false; 3]);
+        let v = env!("CARGO_PKG_VERSION");
+        // Against a replica, failed, stale, or by another version: nothing live.
+        record(&dir, "http://wal.test", true, now - 60, v);
+        assert_eq!(claims(&dir), [false; 3]);
+        record(&dir, OPERATOR_BASE, false, now - 60, v);
+        assert_eq!(claims(&dir), [false; 3]);
+        record(
+            &dir,
+            OPERATOR_BASE,
+            true,
+            now - SELFTEST_MAX_AGE_SECS - 1,
+            v,
+        );
+        assert_eq!(claims(&dir), [false; 3]);
+        record(&dir, OPERATOR_BASE, true, now - 60, "0.0.0-other");
+        assert_eq!(claims(&dir), [false; 3]);
+        // A recent passing self-test against https://wal.sh by this version.
+        record(&dir, OPERATOR_BASE, true, now - 60, v);
+        assert_eq!(claims(&dir), [true; 3]);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn check_lines_name_gate_rule_and_wait() {
+        let l = check_line(&CheckReport::DeniedRobots {
+            url: "https://a/x".into(),
+            rule: "Disallow: /x".into(),
+            line: 4,
+        });
+        assert_eq!(
+            l,
+            "denied    https://a/x  (R2 robots.txt Disallow: /x, line 4)"
+        );
+        let l = check_line(&CheckReport::Allowed {
+            url: "https://a/y".into(),
+            wait_ms: 1500,
+            spacing_ms: 2000,
+            rule: None,
+            line: None,
+        });
+        assert!(l.starts_with("allowed   https://a/y"), "{l}");
+        assert!(l.contains("wait 1.5 s, spacing 2.0 s"), "{l}");
+    }
+}
