@@ -128,6 +128,13 @@ fn first_run_second_run_r8_skip_and_all() {
     let md = stdout(&o);
     assert_eq!(o.status.code(), Some(0), "{md}\n{}", stderr(&o));
     assert!(md.starts_with("# Digest 20"), "{md}");
+    // stderr is not a terminal here: no progress bar, no colour, one summary.
+    let err = stderr(&o);
+    assert!(!err.contains('\x1b') && !err.contains("[1/4]"), "{err}");
+    assert!(
+        err.contains("4 sources: 3 ok, 1 left out; 7 new items"),
+        "{err}"
+    );
     let blog = link_lines(&md, "Blog");
     assert_eq!(blog.len(), 2, "the two RSS 1.0 items with links:\n{md}");
     let df = link_lines(&md, "Daring Fireball");
@@ -167,8 +174,10 @@ fn first_run_second_run_r8_skip_and_all() {
         .contains("text/markdown"));
     assert_eq!(s.docs.requests_to("/llms.txt").len(), 1);
 
-    // Second run within the hour: R8 skips every source and says so.
-    let o = wr(&state, &hosts, &[src]);
+    // Second run within the hour: R8 skips every source and says so; -q
+    // keeps stderr empty.
+    let o = wr(&state, &hosts, &["-q", src]);
+    assert!(o.stderr.is_empty(), "{}", stderr(&o));
     let md = stdout(&o);
     assert_eq!(o.status.code(), Some(0), "{md}\n{}", stderr(&o));
     assert!(

@@ -46,7 +46,13 @@ fn selftest_passes_against_the_replica_and_tags_operator_requests() {
         .wal
         .requests_to("/research/bots/dogfood-disallow.md")
         .is_empty());
-    assert_eq!(op.wal.requests_to("/research/bots/dogfood-allow").len(), 1);
+    let allow = op.wal.requests_to("/research/bots/dogfood-allow");
+    assert_eq!(allow.len(), 1);
+    assert!(
+        allow[0].url.contains("impl="),
+        "canary pages are tagged: {}",
+        allow[0].url
+    );
     // R13: the operator's compliance URLs carry impl, sha and spec.
     let fixtures = op
         .wal
