@@ -442,3 +442,100 @@ mod tests {
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
+
+#[cfg(test)]
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+    use pulldown_cmark::{Event, Parser, Tag, TagEnd};
+
+    fn one_link(md: &str) -> Vec<(String, String)> {
+        let mut out = Vec::new();
+        let mut cur: Option<(String, String)> = None;
+        for ev in Parser::new(md) {
+            match ev {
+                Event::Start(Tag::Link { dest_url, .. }) => {
+                    cur = Some((String::new(), dest_url.to_string()))
+                }
+                Event::Text(t) | Event::Code(t) => {
+                    if let Some(c) = cur.as_mut() {
+                        c.0.push_str(&t)
+                    }
+                }
+                Event::End(TagEnd::Link) => out.extend(cur.take()),
+                _ => {}
+            }
+        }
+        out
+    }
+
+    fn title_chars() -> impl Strategy<Value = String> {
+        proptest::collection::vec(
+            prop_oneof![
+                proptest::char::range('a', 'z'),
+                proptest::sample::select(
+                    "[]()*_\\`<>#!&|~{}$-+=.:;\"' \t\n\r\u{0}\u{85}\u{2028}é😀"
+                        .chars()
+                        .collect::<Vec<_>>()
+                ),
+                any::<char>(),
+            ],
+            0..40,
+        )
+        .prop_map(|v| v.into_iter().collect())
+    }
+
+    proptest! {
+        /// Whatever the title and path, a digest line is exactly one link
+        /// whose text is the title (line breaks and control characters as
+        /// spaces) and whose destination is the URL (with the characters
+        /// that cannot appear in a destination percent-encoded).
+        #[test]
+        fn any_title_and_url_stay_one_exact_link(title in title_chars(), path in "[ -~]{0,30}") {
+            let url = format!("https://a.example/{path}");
+            let line = item_line(&DigestItem { title: title.clone(), url: url.clone(), published: None });
+            let links = one_link(&format!("# Digest\n\n## S\n\n{line}\n"));
+            prop_assert_eq!(links.len(), 1, "{}", line);
+            let want_title = if title.trim().is_empty() {
+                url.clone()
+            } else {
+                title
+                    .chars()
+                    .map(|c| if c.is_control() || c == '\u{2028}' || c == '\u{2029}' { ' ' } else { c })
+                    .collect()
+            };
+            prop_assert_eq!(&links[0].0, &want_title, "{}", line);
+            let want_url: String = url
+                .chars()
+                .map(|c| match c {
+                    ' ' | '<' | '>' | '\\' | '"' | '`' => format!("%{:02X}", c as u32),
+                    c => c.to_string(),
+                })
+                .collect();
+            prop_assert_eq!(&links[0].1, &want_url, "{}", line);
+        }
+
+        /// A source name can never open a second heading or a link.
+        #[test]
+        fn any_name_is_one_heading(name in title_chars()) {
+            let d = Digest::new(0, false, vec![SourceReport {
+                name: name.clone(), url: "https://a/".into(), tags: vec![], status: Status::Ok,
+                reason: None, method: None, items: vec![],
+            }]);
+            let md = d.to_markdown();
+            let headings = Parser::new(&md)
+                .filter(|e| matches!(e, Event::Start(Tag::Heading { .. })))
+                .count();
+            prop_assert_eq!(headings, 2, "{}", md);
+            prop_assert!(one_link(&md).is_empty(), "{}", md);
+        }
+
+        /// Arbitrary text never panics the sources.toml or OPML readers.
+        #[test]
+        fn readers_never_panic(text in "\\PC{0,200}") {
+            let _ = crate::sources::parse(std::path::Path::new("s.toml"), &text);
+            let _ = crate::opml::import(&text);
+            let _ = crate::opml::import(&format!("<opml><body><outline {text}/></body></opml>"));
+        }
+    }
+}
