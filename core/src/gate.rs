@@ -435,15 +435,23 @@ impl Gate {
                 fetched_at,
                 retry_after_failure,
             }) => {
+                let stale = fetched_at.saturating_add(self.config.robots_ttl) <= now;
+                let retrying = retry_after_failure.is_some_and(|t| t > now);
+                // R12 block-on-refresh: a stale copy is refreshed before it
+                // answers anything, allow or deny. Letting a stale Disallow
+                // answer first would never refresh a host whose every URL it
+                // denies: a publisher who lifts a Disallow would stay refused
+                // for ever, a silent permanent disallow. Nothing is fetched
+                // from the origin meanwhile, so this cannot under-block. After
+                // a failed refresh the copy stays in force until the retry.
+                if stale && !retrying {
+                    return Some(Decision::NeedRobots(robots_url(url)));
+                }
                 let verdict = policy.check(url.path_and_query);
                 if let (false, Some(rule)) = (verdict.allowed, verdict.rule) {
                     return Some(Decision::DenyRobots(rule));
                 }
-                let stale = fetched_at.saturating_add(self.config.robots_ttl) <= now;
-                let retrying = retry_after_failure.is_some_and(|t| t > now);
-                // R12 block-on-refresh: a stale copy is refreshed before use,
-                // unless a refresh just failed (then the copy stays in force).
-                (stale && !retrying).then(|| Decision::NeedRobots(robots_url(url)))
+                None
             }
         }
     }

@@ -201,16 +201,21 @@ fn r2_cache_ttl_and_unreachable_robots() {
     let mut g = gate_with(&[("https://a.test/", "User-agent: *\nDisallow: /p\n")]);
     let day = T0.saturating_add(Duration::from_secs(86_400));
     g.blocklist_adopted(blocklist(), day);
-    // R12 block-on-refresh: a stale copy is refreshed before use...
+    // R12 block-on-refresh: a stale copy is refreshed before it answers,
+    // whether it would allow...
     assert_eq!(
         g.check("https://a.test/x", day),
         Decision::NeedRobots("https://a.test/robots.txt".into())
     );
-    // ...but a stale copy still denies what it denies.
-    assert!(matches!(
+    // ...or deny: otherwise a host whose every URL the stale copy denies
+    // would never be refreshed, and a lifted Disallow never honoured.
+    assert_eq!(
         g.check("https://a.test/p", day),
-        Decision::DenyRobots(_)
-    ));
+        Decision::NeedRobots("https://a.test/robots.txt".into())
+    );
+    // Nothing is admitted to that origin before the refresh.
+    assert!(g.admit("https://a.test/p", day).is_err());
+    assert!(g.admit("https://a.test/x", day).is_err());
     // A failed refresh keeps the cached copy in force (no silent disallow).
     assert!(g.robots_unreachable(&Url::parse("https://a.test/").unwrap(), day, "503"));
     assert_eq!(g.check("https://a.test/x", day), Decision::Ready);
@@ -232,6 +237,29 @@ fn r2_cache_ttl_and_unreachable_robots() {
         g.check("https://b.test/x", retry),
         Decision::NeedRobots("https://b.test/robots.txt".into())
     );
+}
+
+#[test]
+fn r12_a_lifted_disallow_is_honoured_after_the_ttl() {
+    let mut g = gate_with(&[("https://a.test/", "User-agent: *\nDisallow: /p\n")]);
+    assert!(matches!(
+        g.check("https://a.test/p", T0),
+        Decision::DenyRobots(_)
+    ));
+    let day = T0.saturating_add(Duration::from_secs(86_400));
+    g.blocklist_adopted(blocklist(), day);
+    // The stale copy asks for a refresh even for the path it denies...
+    assert_eq!(
+        g.check("https://a.test/p", day),
+        Decision::NeedRobots("https://a.test/robots.txt".into())
+    );
+    // ...and the publisher's new robots.txt decides.
+    g.robots_fetched(
+        &Url::parse("https://a.test/").unwrap(),
+        b"User-agent: *\nAllow: /\n",
+        day,
+    );
+    assert_eq!(g.check("https://a.test/p", day), Decision::Ready);
 }
 
 #[test]
