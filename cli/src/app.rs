@@ -6,16 +6,16 @@ use crate::sources::{self, Format, Settings};
 use crate::ui::Ui;
 use crate::{CheckArgs, Common, RunArgs};
 use serde::{Deserialize, Serialize};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
-use wr_core::constants::{OPERATOR_BASE, SPEC_VERSION, TEST_FIXTURES_PATH, UA_TOKEN, USER_AGENT};
+use wr_core::constants::{SPEC_VERSION, TEST_FIXTURES_PATH, UA_TOKEN};
 use wr_core::robots::Policy;
 use wr_feeds::{
     BlocklistState, CheckReport, Config, ConnectTo, FetchError, Pipeline, RunOptions, SourceStatus,
 };
 
-fn now_secs() -> i64 {
+pub(crate) fn now_secs() -> i64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_secs() as i64)
@@ -28,7 +28,7 @@ fn build_sha() -> Option<&'static str> {
 
 /// Builds the pipeline configuration: flags, then the environment, then
 /// `[settings]`, then defaults.
-fn config(common: &Common, settings: &Settings) -> Result<Config, String> {
+pub(crate) fn config(common: &Common, settings: &Settings) -> Result<Config, String> {
     let dir = match (&common.state_dir, &settings.state_dir) {
         (Some(d), _) if !d.as_os_str().is_empty() => d.clone(),
         (_, Some(d)) => d.clone(),
@@ -714,216 +714,9 @@ pub fn run_selftest(args: &crate::SelftestArgs, common: &Common) -> ExitCode {
     ExitCode::from(if passed { 0 } else { 1 })
 }
 
-// ---- attest --------------------------------------------------------------
-
-/// The section 6 User-Agent, as the spec text writes it.
-const SPEC_USER_AGENT: &str = "Mozilla/5.0 (compatible; Walsh-Research/1.2; +https://wal.sh/bot/)";
-
-/// How old a recorded self-test may be to count for `attest`.
-pub const SELFTEST_MAX_AGE_SECS: i64 = 7 * 86_400;
-
-fn read_selftest(state_dir: &Path) -> Result<SelftestRecord, String> {
-    let p = state_dir.join(SELFTEST_FILE);
-    let text = std::fs::read_to_string(&p)
-        .map_err(|e| format!("no recorded self-test ({}: {e})", p.display()))?;
-    serde_json::from_str(&text).map_err(|e| format!("{}: unreadable: {e}", p.display()))
-}
-
-/// Builds the attestation document.
-pub fn attestation(state_dir: &Path, now: i64) -> serde_json::Value {
-    use serde_json::json;
-    let vectors = crate::vectors::all();
-    let v = |section: &str| vectors.iter().any(|r| r.section == section && r.passed());
-    let vdesc = |section: &str| {
-        vectors
-            .iter()
-            .find(|r| r.section == section)
-            .map(|r| {
-                format!(
-                    "section {section} vectors: {}/{} pass",
-                    r.cases - r.failures.len(),
-                    r.cases
-                )
-            })
-            .unwrap_or_default()
-    };
-    let selftest = read_selftest(state_dir);
-    let live: Result<&SelftestRecord, String> = match &selftest {
-        Err(e) => Err(e.clone()),
-        Ok(s) if !s.passed => Err(format!("the self-test of {} did not pass", s.generated)),
-        Ok(s) if s.operator_base != OPERATOR_BASE => Err(format!(
-            "the self-test of {} ran against {}, not the canonical {OPERATOR_BASE}",
-            s.generated, s.operator_base
-        )),
-        Ok(s) if s.tool_version != env!("CARGO_PKG_VERSION") => Err(format!(
-            "the self-test of {} was run by wr-feeds {}",
-            s.generated, s.tool_version
-        )),
-        Ok(s) if now - s.generated_unix > SELFTEST_MAX_AGE_SECS => Err(format!(
-            "the self-test of {} is older than 7 days",
-            s.generated
-        )),
-        Ok(s) => Ok(s),
-    };
-    let live_ok = live.is_ok();
-    let live_desc = match &live {
-        Ok(s) => format!(
-            "live self-test of {} against {} passed",
-            s.generated, s.operator_base
-        ),
-        Err(e) => e.clone(),
-    };
-    let not_in_process =
-        "no check inside the binary proves it (the test suite does: see docs/conformance.md)";
-    let ua_ok = USER_AGENT == SPEC_USER_AGENT;
-    let mut req = serde_json::Map::new();
-    let mut ev = serde_json::Map::new();
-    let mut put = |k: &str, ok: bool, why: String| {
-        req.insert(k.to_string(), json!(ok));
-        ev.insert(k.to_string(), json!(why));
-    };
-    put(
-        "R1",
-        ua_ok,
-        format!(
-            "the compiled-in User-Agent is {} the section 6 value",
-            if ua_ok {
-                "byte-identical to"
-            } else {
-                "different from"
-            }
-        ),
-    );
-    put(
-        "R2",
-        live_ok && v("12.1") && v("12.2") && v("16"),
-        format!(
-            "{}; {}; {}; {live_desc}",
-            vdesc("12.1"),
-            vdesc("12.2"),
-            vdesc("16")
-        ),
-    );
-    put(
-        "R2a",
-        v("12.1") && v("16"),
-        format!("{}; {}", vdesc("12.1"), vdesc("16")),
-    );
-    put("R2b", v("12.2"), vdesc("12.2"));
-    put("R2c", false, not_in_process.to_string());
-    put("R2d", false, not_in_process.to_string());
-    put(
-        "R3",
-        live_ok,
-        format!("operator_blocked_host refused at R3 with no request: {live_desc}"),
-    );
-    put("R3a", v("12.3"), vdesc("12.3"));
-    for k in [
-        "R3b", "R3c", "R4", "R5", "R6", "R7", "R8", "R9", "R10", "R11",
-    ] {
-        put(k, false, not_in_process.to_string());
-    }
-    let tagged = matches!(&live, Ok(s) if s.r13.is_some());
-    put(
-        "R13",
-        tagged,
-        if tagged {
-            format!("{live_desc}, with impl/sha/spec tags")
-        } else {
-            live_desc.clone()
-        },
-    );
-    json!({
-        "contract": "walsh-research-attestation/v1",
-        "tool": "wr-feeds",
-        "tool_version": env!("CARGO_PKG_VERSION"),
-        "spec": SPEC_VERSION,
-        "user_agent": USER_AGENT,
-        "requirements": req,
-        "generated": digest::rfc3339(now),
-        "evidence": ev,
-        "vectors": vectors,
-    })
-}
-
-/// `wr-feeds attest`.
-pub fn run_attest(common: &Common) -> ExitCode {
-    let ui = Ui::new(common.quiet, common.verbose);
-    let cfg = match config(common, &Settings::default()) {
-        Ok(c) => c,
-        Err(e) => {
-            ui.error(&e);
-            return ExitCode::from(2);
-        }
-    };
-    let doc = attestation(&cfg.state_dir, now_secs());
-    println!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
-    ExitCode::SUCCESS
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn record(dir: &Path, base: &str, passed: bool, at: i64, version: &str) {
-        let r = SelftestRecord {
-            generated: digest::rfc3339(at),
-            generated_unix: at,
-            tool_version: version.to_string(),
-            spec: SPEC_VERSION.to_string(),
-            operator_base: base.to_string(),
-            r13: Some(["a/b".into(), "abc1234".into(), SPEC_VERSION.into()]),
-            passed,
-            expectations: vec![],
-        };
-        std::fs::create_dir_all(dir).unwrap();
-        std::fs::write(dir.join(SELFTEST_FILE), serde_json::to_string(&r).unwrap()).unwrap();
-    }
-
-    #[test]
-    fn attestation_claims_live_requirements_only_from_a_valid_selftest() {
-        let dir = std::env::temp_dir().join(format!("wr-attest-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        let now = 1_779_580_800;
-        let live = ["R2", "R3", "R13"];
-        let claims = |dir: &Path| {
-            let doc = attestation(dir, now);
-            assert_eq!(doc["contract"], "walsh-research-attestation/v1");
-            assert_eq!(doc["spec"], SPEC_VERSION);
-            assert_eq!(doc["user_agent"], SPEC_USER_AGENT);
-            for k in ["R1", "R2a", "R2b", "R3a"] {
-                assert_eq!(doc["requirements"][k], true, "{k}: {}", doc["evidence"][k]);
-            }
-            for k in [
-                "R2c", "R2d", "R3b", "R3c", "R4", "R5", "R6", "R7", "R8", "R9", "R10", "R11",
-            ] {
-                assert_eq!(doc["requirements"][k], false, "{k}");
-            }
-            live.map(|k| doc["requirements"][k].as_bool().unwrap())
-        };
-        // No record at all.
-        assert_eq!(claims(&dir), [false; 3]);
-        let v = env!("CARGO_PKG_VERSION");
-        // Against a replica, failed, stale, or by another version: nothing live.
-        record(&dir, "http://wal.test", true, now - 60, v);
-        assert_eq!(claims(&dir), [false; 3]);
-        record(&dir, OPERATOR_BASE, false, now - 60, v);
-        assert_eq!(claims(&dir), [false; 3]);
-        record(
-            &dir,
-            OPERATOR_BASE,
-            true,
-            now - SELFTEST_MAX_AGE_SECS - 1,
-            v,
-        );
-        assert_eq!(claims(&dir), [false; 3]);
-        record(&dir, OPERATOR_BASE, true, now - 60, "0.0.0-other");
-        assert_eq!(claims(&dir), [false; 3]);
-        // A recent passing self-test against https://wal.sh by this version.
-        record(&dir, OPERATOR_BASE, true, now - 60, v);
-        assert_eq!(claims(&dir), [true; 3]);
-        std::fs::remove_dir_all(&dir).unwrap();
-    }
 
     #[test]
     fn check_lines_name_gate_rule_and_wait() {

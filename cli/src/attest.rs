@@ -1,0 +1,327 @@
+//! `wr-feeds attest`: the `walsh-research-attestation/v1` document of spec
+//! section 14. A requirement is `true` only when a check made by this
+//! binary, now, proves it: the compiled-in vectors (sections 12 and 16), the
+//! in-process checks of [`crate::checks`], and a recent passing live
+//! `selftest` against the canonical operator. Everything else is `false`
+//! with the reason under `evidence`.
+
+use crate::app::{self, SelftestRecord, SELFTEST_FILE};
+use crate::checks::{self, Check};
+use crate::digest;
+use crate::sources::Settings;
+use crate::ui::Ui;
+use crate::Common;
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::ExitCode;
+use wr_core::constants::{OPERATOR_BASE, SPEC_VERSION, USER_AGENT};
+
+/// The section 6 User-Agent, as the spec text writes it.
+pub const SPEC_USER_AGENT: &str =
+    "Mozilla/5.0 (compatible; Walsh-Research/1.2; +https://wal.sh/bot/)";
+
+/// How old a recorded self-test may be to count for `attest`.
+pub const SELFTEST_MAX_AGE_SECS: i64 = 7 * 86_400;
+
+fn read_selftest(state_dir: &Path) -> Result<SelftestRecord, String> {
+    let p = state_dir.join(SELFTEST_FILE);
+    let text = std::fs::read_to_string(&p)
+        .map_err(|e| format!("no recorded self-test ({}: {e})", p.display()))?;
+    serde_json::from_str(&text).map_err(|e| format!("{}: unreadable: {e}", p.display()))
+}
+
+/// The recorded live self-test, if it counts: passed, against the
+/// canonical operator, by this version, in the last 7 days.
+fn live_selftest(state_dir: &Path, now: i64) -> Result<SelftestRecord, String> {
+    let s = read_selftest(state_dir)?;
+    if !s.passed {
+        Err(format!("the self-test of {} did not pass", s.generated))
+    } else if s.operator_base != OPERATOR_BASE {
+        Err(format!(
+            "the self-test of {} ran against {}, not the canonical {OPERATOR_BASE}",
+            s.generated, s.operator_base
+        ))
+    } else if s.tool_version != env!("CARGO_PKG_VERSION") {
+        Err(format!(
+            "the self-test of {} was run by wr-feeds {}",
+            s.generated, s.tool_version
+        ))
+    } else if now - s.generated_unix > SELFTEST_MAX_AGE_SECS {
+        Err(format!(
+            "the self-test of {} is older than 7 days",
+            s.generated
+        ))
+    } else {
+        Ok(s)
+    }
+}
+
+/// One piece of evidence: whether it holds, and what it says.
+struct Part {
+    ok: bool,
+    text: String,
+}
+
+fn part(ok: bool, text: impl Into<String>) -> Part {
+    Part {
+        ok,
+        text: text.into(),
+    }
+}
+
+fn from_checks(checks: &[Check]) -> Part {
+    part(checks::all_passed(checks), checks::evidence(checks))
+}
+
+/// A part that is never enough: what no check here proves.
+fn missing(text: impl Into<String>) -> Part {
+    part(false, format!("not proven: {}", text.into()))
+}
+
+/// Builds the attestation document.
+pub fn attestation(state_dir: &Path, now: i64) -> serde_json::Value {
+    use serde_json::json;
+    let vectors = crate::vectors::all();
+    let vector = |section: &str| -> Part {
+        match vectors.iter().find(|r| r.section == section) {
+            Some(r) => part(
+                r.passed(),
+                format!(
+                    "section {section} vectors: {}/{} pass",
+                    r.cases - r.failures.len(),
+                    r.cases
+                ),
+            ),
+            None => part(false, format!("section {section} vectors: not compiled in")),
+        }
+    };
+    let live = live_selftest(state_dir, now);
+    let live_part = || match &live {
+        Ok(s) => part(
+            true,
+            format!(
+                "live self-test of {} against {} passed",
+                s.generated, s.operator_base
+            ),
+        ),
+        Err(e) => part(false, e.clone()),
+    };
+    let in_suite =
+        "no check inside the binary proves it (the test suite does: see docs/conformance.md)";
+
+    let mut checks: BTreeMap<&'static str, Vec<Check>> = BTreeMap::new();
+    checks.insert("R2c", checks::r2c());
+    checks.insert("R2d", checks::r2d());
+    checks.insert("R3c", checks::r3c());
+    checks.insert("R4", checks::r4());
+    checks.insert("R5", checks::r5());
+    checks.insert("R10", checks::r10_validation());
+    let c = |k: &str| from_checks(checks.get(k).map_or(&[][..], |v| v.as_slice()));
+
+    let ua_ok = USER_AGENT == SPEC_USER_AGENT;
+    let mut claims: Vec<(&str, Vec<Part>)> = vec![
+        (
+            "R1",
+            vec![part(
+                ua_ok,
+                format!(
+                    "the compiled-in User-Agent is {} the section 6 value",
+                    if ua_ok {
+                        "byte-identical to"
+                    } else {
+                        "different from"
+                    }
+                ),
+            )],
+        ),
+        (
+            "R2",
+            vec![vector("12.1"), vector("12.2"), vector("16"), live_part()],
+        ),
+        ("R2a", vec![vector("12.1"), vector("16")]),
+        ("R2b", vec![vector("12.2")]),
+        ("R2c", vec![c("R2c")]),
+        ("R2d", vec![c("R2d")]),
+        (
+            "R3",
+            vec![{
+                let mut p = live_part();
+                p.text = format!(
+                    "needs a live self-test in which operator_blocked_host was refused at R3 \
+                     with no request to it: {}",
+                    p.text
+                );
+                p
+            }],
+        ),
+        ("R3a", vec![vector("12.3")]),
+        ("R3b", vec![missing(in_suite)]),
+        ("R3c", vec![c("R3c")]),
+        (
+            "R4",
+            vec![
+                c("R4"),
+                missing("requests are serial within the process (no pure check can show it)"),
+            ],
+        ),
+        ("R5", vec![c("R5"), vector("12.5")]),
+        ("R6", vec![missing(in_suite)]),
+        (
+            "R7",
+            vec![
+                vector("12.4"),
+                missing("conditional requests (If-None-Match / If-Modified-Since, 304)"),
+            ],
+        ),
+        ("R8", vec![missing(in_suite)]),
+        ("R9", vec![missing(in_suite)]),
+        (
+            "R10",
+            vec![
+                c("R10"),
+                missing("the standalone schema's 7-day cache and stale-on-failure use"),
+            ],
+        ),
+        ("R11", vec![missing(in_suite)]),
+    ];
+    let tagged = matches!(&live, Ok(s) if s.r13.is_some());
+    let mut r13 = live_part();
+    if tagged {
+        r13.text.push_str(", with impl/sha/spec tags");
+    }
+    r13.ok = tagged;
+    claims.push(("R13", vec![r13]));
+
+    let mut req = serde_json::Map::new();
+    let mut ev = serde_json::Map::new();
+    for (k, parts) in claims {
+        let ok = !parts.is_empty() && parts.iter().all(|p| p.ok);
+        let text = parts
+            .iter()
+            .map(|p| p.text.as_str())
+            .collect::<Vec<_>>()
+            .join("; ");
+        req.insert(k.to_string(), json!(ok));
+        ev.insert(k.to_string(), json!(text));
+    }
+    json!({
+        "contract": "walsh-research-attestation/v1",
+        "tool": "wr-feeds",
+        "tool_version": env!("CARGO_PKG_VERSION"),
+        "spec": SPEC_VERSION,
+        "user_agent": USER_AGENT,
+        "requirements": req,
+        "generated": digest::rfc3339(now),
+        "evidence": ev,
+        "checks": checks,
+        "vectors": vectors,
+    })
+}
+
+/// `wr-feeds attest`.
+pub fn run(common: &Common) -> ExitCode {
+    let ui = Ui::new(common.quiet, common.verbose);
+    let cfg = match app::config(common, &Settings::default()) {
+        Ok(c) => c,
+        Err(e) => {
+            ui.error(&e);
+            return ExitCode::from(2);
+        }
+    };
+    let doc = attestation(&cfg.state_dir, app::now_secs());
+    println!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
+    ExitCode::SUCCESS
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PROVEN_OFFLINE: [&str; 8] = ["R1", "R2a", "R2b", "R2c", "R2d", "R3a", "R3c", "R5"];
+
+    #[test]
+    fn offline_claims_hold_and_the_rest_is_false_with_a_reason() {
+        let dir = std::env::temp_dir().join(format!("wr-attest-off-{}", std::process::id()));
+        let doc = attestation(&dir, 1_779_580_800);
+        for k in PROVEN_OFFLINE {
+            assert_eq!(doc["requirements"][k], true, "{k}: {}", doc["evidence"][k]);
+        }
+        for k in ["R3b", "R4", "R6", "R7", "R8", "R9", "R10", "R11"] {
+            assert_eq!(doc["requirements"][k], false, "{k}");
+            assert!(
+                doc["evidence"][k].as_str().unwrap().contains("not proven"),
+                "{k}: {}",
+                doc["evidence"][k]
+            );
+        }
+        // Partial proofs name what did pass.
+        assert!(doc["evidence"]["R4"]
+            .as_str()
+            .unwrap()
+            .contains("throttle arithmetic"));
+        assert!(doc["evidence"]["R7"]
+            .as_str()
+            .unwrap()
+            .contains("section 12.4 vectors: 6/6 pass"));
+        for k in ["R2c", "R2d", "R3c", "R4", "R5", "R10"] {
+            let list = doc["checks"][k].as_array().unwrap();
+            assert!(!list.is_empty(), "{k}");
+            assert!(list.iter().all(|c| c["passed"] == true), "{k}");
+        }
+    }
+
+    fn record(dir: &Path, base: &str, passed: bool, at: i64, version: &str) {
+        let r = SelftestRecord {
+            generated: digest::rfc3339(at),
+            generated_unix: at,
+            tool_version: version.to_string(),
+            spec: SPEC_VERSION.to_string(),
+            operator_base: base.to_string(),
+            r13: Some(["a/b".into(), "abc1234".into(), SPEC_VERSION.into()]),
+            passed,
+            expectations: vec![],
+        };
+        std::fs::create_dir_all(dir).unwrap();
+        std::fs::write(dir.join(SELFTEST_FILE), serde_json::to_string(&r).unwrap()).unwrap();
+    }
+
+    #[test]
+    fn attestation_claims_live_requirements_only_from_a_valid_selftest() {
+        let dir = std::env::temp_dir().join(format!("wr-attest-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let now = 1_779_580_800;
+        let live = ["R2", "R3", "R13"];
+        let claims = |dir: &Path| {
+            let doc = attestation(dir, now);
+            assert_eq!(doc["contract"], "walsh-research-attestation/v1");
+            assert_eq!(doc["spec"], SPEC_VERSION);
+            assert_eq!(doc["user_agent"], SPEC_USER_AGENT);
+            for k in PROVEN_OFFLINE {
+                assert_eq!(doc["requirements"][k], true, "{k}: {}", doc["evidence"][k]);
+            }
+            live.map(|k| doc["requirements"][k].as_bool().unwrap())
+        };
+        // No record at all.
+        assert_eq!(claims(&dir), [false; 3]);
+        let v = env!("CARGO_PKG_VERSION");
+        // Against a replica, failed, stale, or by another version: nothing live.
+        record(&dir, "http://wal.test", true, now - 60, v);
+        assert_eq!(claims(&dir), [false; 3]);
+        record(&dir, OPERATOR_BASE, false, now - 60, v);
+        assert_eq!(claims(&dir), [false; 3]);
+        record(
+            &dir,
+            OPERATOR_BASE,
+            true,
+            now - SELFTEST_MAX_AGE_SECS - 1,
+            v,
+        );
+        assert_eq!(claims(&dir), [false; 3]);
+        record(&dir, OPERATOR_BASE, true, now - 60, "0.0.0-other");
+        assert_eq!(claims(&dir), [false; 3]);
+        // A recent passing self-test against https://wal.sh by this version.
+        record(&dir, OPERATOR_BASE, true, now - 60, v);
+        assert_eq!(claims(&dir), [true; 3]);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
