@@ -512,6 +512,23 @@ impl Gate {
         Ok(self.take_slot(&robots, host, Purpose::Robots, now))
     }
 
+    /// Admits one redirect hop of a robots.txt fetch (RFC 9309 2.3.1.2):
+    /// R3 for the hop's host (a Location to a blocked host is refused like
+    /// any other request), then R4. R2 cannot apply: the hop is how this
+    /// origin's robots.txt is being learnt. The permit covers exactly `hop`,
+    /// so a redirect cannot widen it to anything else on that host.
+    pub fn admit_robots_hop(&mut self, hop: &str, now: Timestamp) -> Result<Permit, Decision<'_>> {
+        let parsed = Url::parse(hop).map_err(Decision::Invalid)?;
+        let host = host_key(&parsed);
+        if self.blocklist_gate(&parsed, now).is_some() || self.throttle(&host, now).is_some() {
+            return Err(self
+                .blocklist_gate(&parsed, now)
+                .or_else(|| self.throttle(&host, now))
+                .unwrap_or(Decision::Ready));
+        }
+        Ok(self.take_slot(hop, host, Purpose::Robots, now))
+    }
+
     /// Admits a request for an operator resource of section 5 (blocklist,
     /// schema, fixtures): only R4 applies, since the contract itself
     /// requires these fetches and R3 cannot be known before the blocklist.

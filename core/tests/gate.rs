@@ -263,6 +263,36 @@ fn r12_a_lifted_disallow_is_honoured_after_the_ttl() {
 }
 
 #[test]
+fn robots_redirect_hops_pass_r3_and_r4_and_permit_exactly_the_hop() {
+    let mut g = gate_with(&[]);
+    // A robots.txt redirect to a host on the blocklist is refused (R3).
+    assert!(matches!(
+        g.admit_robots_hop("https://www.example.com/robots.txt", T0),
+        Err(Decision::DenyBlocklist(_))
+    ));
+    // Elsewhere the hop takes its host's slot, for exactly its URL...
+    let p = g
+        .admit_robots_hop("https://cdn.test/sites/a/robots.txt", T0)
+        .unwrap();
+    assert_eq!(
+        (p.url(), p.purpose(), p.host()),
+        (
+            "https://cdn.test/sites/a/robots.txt",
+            Purpose::Robots,
+            "cdn.test"
+        )
+    );
+    // ...and the next request to that host waits its turn (R4).
+    assert!(matches!(
+        g.admit_robots_hop(
+            "https://cdn.test/sites/b/robots.txt",
+            T0.saturating_add(ms(10))
+        ),
+        Err(Decision::Wait { .. })
+    ));
+}
+
+#[test]
 fn r3b_blocklist_refresh_and_failures() {
     let mut g = gate_with(&[("https://a.test/", "")]);
     let stale = T0.saturating_add(Duration::from_secs(6 * 3600));

@@ -23,7 +23,7 @@ use std::net::ToSocketAddrs;
 use ureq::unversioned::resolver::{DefaultResolver, ResolvedSocketAddrs, Resolver};
 use ureq::unversioned::transport::{DefaultConnector, NextTimeout};
 use wr_core::constants::USER_AGENT;
-use wr_core::gate::{host_key, Permit, Purpose};
+use wr_core::gate::Permit;
 
 /// How much of a body to read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -226,21 +226,17 @@ impl Http {
         }
     }
 
-    /// Sends one GET for `url` under `permit`. Target and operator permits
-    /// cover exactly their URL; a robots.txt permit covers its host (the
-    /// robots.txt URL and its redirect hops on that host).
+    /// Sends one GET for `url` under `permit`, which must have been minted
+    /// for exactly that URL.
     pub fn send(
         &self,
         permit: &Permit,
         url: &str,
         req: &Request<'_>,
     ) -> Result<Response, HttpError> {
-        let covered = match permit.purpose() {
-            Purpose::Target | Purpose::Operator => permit.url() == url,
-            Purpose::Robots => wr_core::url::Url::parse(url)
-                .map(|u| host_key(&u) == permit.host())
-                .unwrap_or(false),
-        };
+        // Every permit covers exactly the URL the gate admitted (robots.txt
+        // redirect hops get their own, `Gate::admit_robots_hop`).
+        let covered = permit.url() == url;
         if !covered {
             return Err(HttpError::NotPermitted {
                 url: url.to_string(),

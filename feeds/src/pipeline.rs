@@ -21,7 +21,8 @@
 //!   is moved to when the response ends, so the next request to that host
 //!   starts at least max(1 s, Crawl-delay) after the previous one finished.
 //! * **robots.txt redirects:** up to 5 hops, each admitted with
-//!   `admit_robots` (R3 + R4 for the hop's host); a sixth hop or a hop to a
+//!   `admit_robots_hop` (R3 + R4 for the hop's host, a permit for exactly
+//!   the hop's URL); a sixth hop or a hop to a
 //!   blocked host counts as "unreachable" (cached copy or defer), the
 //!   conservative reading of RFC 9309 2.3.1.2.
 //! * **A declared feed is the only path for that source**: if it fails the
@@ -177,6 +178,7 @@ fn own(d: Decision<'_>) -> Verdict {
 enum AdmitKind {
     Target,
     Robots,
+    RobotsHop,
     Operator,
 }
 
@@ -409,6 +411,7 @@ impl Pipeline {
             let r = match kind {
                 AdmitKind::Target => gate.admit(url, now),
                 AdmitKind::Robots => gate.admit_robots(url, now),
+                AdmitKind::RobotsHop => gate.admit_robots_hop(url, now),
                 AdmitKind::Operator => gate.admit_operator(url, now),
             };
             match r {
@@ -666,6 +669,17 @@ impl Pipeline {
         r: &mut RobotsOp,
         progress: &mut dyn Progress,
     ) -> Result<Step<Option<FetchError>>, StoreError> {
+        // Two sources on one origin both ask for its robots.txt; the second
+        // waits for the host's slot, by which time the first has it. Use
+        // the cached copy (R2), do not fetch it again.
+        if r.hops == 0
+            && !matches!(
+                self.gate.check(&r.target, self.clock.now()),
+                Decision::NeedRobots(_)
+            )
+        {
+            return Ok(Step::Done(None));
+        }
         let target = r.target.clone();
         let unreachable = |me: &mut Pipeline, reason: String, progress: &mut dyn Progress| {
             let now = me.clock.now();
@@ -679,7 +693,12 @@ impl Pipeline {
                 }
             }
         };
-        match self.admit(AdmitKind::Robots, &r.url)? {
+        let kind = if r.hops == 0 {
+            AdmitKind::Robots
+        } else {
+            AdmitKind::RobotsHop
+        };
+        match self.admit(kind, &r.url)? {
             Err(Verdict::NeedBlocklist) => {
                 self.refresh_blocklist(progress)?;
                 Ok(Step::Again(self.clock.now()))
