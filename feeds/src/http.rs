@@ -320,3 +320,46 @@ fn describe(e: &ureq::Error) -> String {
         other => other.to_string(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Config;
+    use wr_core::gate::{Gate, GateConfig};
+    use wr_core::time::Timestamp;
+
+    /// A permit is for one URL: the shell refuses to spend it on another,
+    /// even on the same host, before anything reaches the network (the
+    /// `.invalid` hosts could not be resolved anyway).
+    #[test]
+    fn a_permit_covers_exactly_the_url_it_was_minted_for() {
+        let http = Http::new(&Config::new(std::env::temp_dir())).unwrap();
+        let mut gate = Gate::new(GateConfig::default());
+        gate.blocklist_failed(Timestamp(0));
+        let req = Request {
+            accept: None,
+            validators: None,
+            limit: BodyLimit::Truncate(1024),
+        };
+        let hop = gate
+            .admit_robots_hop("https://cdn.invalid/a/robots.txt", Timestamp(0))
+            .unwrap();
+        for other in [
+            "https://cdn.invalid/a/robots.txt?x",
+            "https://cdn.invalid/private",
+            "https://elsewhere.invalid/a/robots.txt",
+        ] {
+            assert!(matches!(
+                http.send(&hop, other, &req),
+                Err(HttpError::NotPermitted { .. })
+            ));
+        }
+        let op = gate
+            .admit_operator("https://op.invalid/blocklist.json", Timestamp(0))
+            .unwrap();
+        assert!(matches!(
+            http.send(&op, "https://op.invalid/other.json", &req),
+            Err(HttpError::NotPermitted { .. })
+        ));
+    }
+}
