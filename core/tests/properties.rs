@@ -22,6 +22,37 @@ fn reference(pattern: &[u8], path: &[u8]) -> bool {
     go(pat, path, anchored)
 }
 
+/// [`reference`] with its (pattern, path) positions memoised, so that long
+/// paths stay affordable; the definition is the same recursion.
+fn reference_memo(pattern: &[u8], path: &[u8]) -> bool {
+    let (pat, anchored) = match pattern.split_last() {
+        Some((b'$', rest)) => (rest, true),
+        _ => (pattern, false),
+    };
+    fn go(
+        p: &[u8],
+        s: &[u8],
+        pi: usize,
+        si: usize,
+        anchored: bool,
+        memo: &mut Vec<Option<bool>>,
+    ) -> bool {
+        let key = pi * (s.len() + 1) + si;
+        if let Some(r) = memo[key] {
+            return r;
+        }
+        let r = match p.get(pi) {
+            None => !anchored || si == s.len(),
+            Some(b'*') => (si..=s.len()).any(|i| go(p, s, pi + 1, i, anchored, memo)),
+            Some(c) => s.get(si) == Some(c) && go(p, s, pi + 1, si + 1, anchored, memo),
+        };
+        memo[key] = Some(r);
+        r
+    }
+    let mut memo = vec![None; (pat.len() + 1) * (path.len() + 1)];
+    go(pat, path, 0, 0, anchored, &mut memo)
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
 
@@ -32,6 +63,21 @@ proptest! {
     ) {
         prop_assert_eq!(matches(&pattern, path.as_slice()), reference(&pattern, &path),
             "pattern {:?} path {:?}", String::from_utf8_lossy(&pattern), String::from_utf8_lossy(&path));
+    }
+
+    #[test]
+    fn matcher_agrees_with_reference_on_long_paths(
+        pattern in proptest::collection::vec(prop::sample::select(b"aab/**$".to_vec()), 0..14),
+        path in proptest::collection::vec(prop::sample::select(b"aab/$".to_vec()), 0..300),
+    ) {
+        // Long runs of the same few octets: every segment's first octet
+        // recurs all along the path, past the short-haystack cut-offs.
+        prop_assert_eq!(matches(&pattern, path.as_slice()), reference_memo(&pattern, &path),
+            "pattern {:?} path {:?}", String::from_utf8_lossy(&pattern), String::from_utf8_lossy(&path));
+        prop_assert_eq!(
+            matches(&pattern, wr_core::percent::Normalized::new(&path)),
+            reference_memo(&pattern, &path)
+        );
     }
 
     #[test]

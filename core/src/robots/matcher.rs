@@ -5,13 +5,17 @@
 //! `*` can absorb any run of octets, placing each middle segment at its
 //! *leftmost* occurrence after the previous one is always safe: it leaves the
 //! most room for what follows. So one left-to-right pass decides a match with
-//! no backtracking, no allocation and worst-case time
-//! O(len(path) × len(pattern)) — the property that keeps a hostile
+//! no backtracking and no allocation — the property that keeps a hostile
 //! robots.txt (thousands of `*`, kilobyte paths) from stalling the bot.
 //!
 //! The subject is abstracted by [`Subject`] so the same algorithm runs on a
 //! plain byte slice (the common, fast case) and on a lazily normalised view
-//! of a path that carries percent escapes.
+//! of a path that carries percent escapes. On a slice each segment is found
+//! with SIMD searches (`memchr`, then a linear-time substring search), and
+//! each search starts where the previous one matched, so a whole match takes
+//! O(len(path) + len(pattern)). On a lazy view a segment search restarts at
+//! every octet: O(len(path) × len(pattern)) in the worst case, which is why
+//! the evaluator copies normalised paths to the stack when it can.
 
 use crate::percent::Normalized;
 
@@ -34,24 +38,24 @@ impl Subject for &[u8] {
     }
     #[inline]
     fn find_after(self, seg: &[u8]) -> Option<Self> {
-        if seg.is_empty() {
-            return Some(self);
-        }
-        let first = seg[0];
+        let (&first, _) = match seg.split_first() {
+            None => return Some(self),
+            Some(split) => split,
+        };
         let last_start = self.len().checked_sub(seg.len())?;
-        let mut i = 0;
-        while i <= last_start {
-            // Skip quickly to candidates: the first octet must agree.
-            match self[i..=last_start].iter().position(|&b| b == first) {
-                None => return None,
-                Some(off) => i += off,
-            }
-            if &self[i..i + seg.len()] == seg {
-                return Some(&self[i + seg.len()..]);
-            }
-            i += 1;
+        // Most searches fail or succeed at the first candidate: a hostile
+        // file's segment that is absent from the path, or a short segment
+        // right after the cursor. One SIMD scan for the first octet settles
+        // both without setting up a substring searcher.
+        let i = memchr::memchr(first, &self[..=last_start])?;
+        if self[i..].starts_with(seg) {
+            return Some(&self[i + seg.len()..]);
         }
-        None
+        // The first octet recurs without a match: a general search, linear
+        // in path and segment (no O(path x segment) rescans), no allocation.
+        let rest = &self[i + 1..];
+        let j = memchr::memmem::find(rest, seg)?;
+        Some(&rest[j + seg.len()..])
     }
     #[inline]
     fn ends_with(self, seg: &[u8]) -> bool {
@@ -165,6 +169,59 @@ mod tests {
         assert!(!both("/a*a$", "/a"));
         assert!(both("/$", "/"));
         assert!(both("/a$b", "/a$b/c"), "a `$` before the end is literal");
+    }
+
+    #[test]
+    fn segment_search_edges() {
+        // The first octet of a segment recurs before the real occurrence.
+        assert!(both("/*aab", "/aaaaaaab"));
+        assert!(!both("/*aab", "/aaaaaaaa"));
+        assert!(both("/*abab$", "/abaabababab"));
+        assert!(!both("/*abab$", "/abaababababa"));
+        // A segment exactly as long as what is left, and one longer.
+        assert!(both("/*abc", "/abc"));
+        assert!(!both("/*abcd", "/abc"));
+        assert!(both("/x*abc$", "/xabc"));
+        // Runs of `*` are one `*`; a leading `*` needs no `/`.
+        assert!(both("/a***b", "/ab"));
+        assert!(both("/a**$", "/a"));
+        assert!(both("**b", "/ab"));
+        assert!(both("*", ""));
+        assert!(!both("*x", ""));
+        // Leftmost placement: the anchored tail must still fit after it.
+        assert!(both("/*ab*ab$", "/abab"));
+        assert!(!both("/*ab*ab$", "/aba"));
+        // `$` is literal before the end, also inside a `*` segment.
+        assert!(both("/*$x*y", "/a$xzy"));
+        assert!(!both("/*$x*y", "/axzy"));
+    }
+
+    #[test]
+    fn long_subjects_take_the_substring_search() {
+        extern crate std;
+        use std::vec::Vec;
+        // Past 64 octets and with the segment's first octet everywhere, the
+        // search goes past the first candidate; the answer must not change.
+        let mut path: Vec<u8> = core::iter::once(b'/')
+            .chain(core::iter::repeat_n(b'a', 300))
+            .collect();
+        let mut pat = Vec::from(&b"/*"[..]);
+        pat.extend(core::iter::repeat_n(b'a', 40));
+        pat.push(b'b');
+        assert!(!matches(&pat, path.as_slice()));
+        path.push(b'b');
+        assert!(matches(&pat, path.as_slice()));
+        pat.push(b'$');
+        assert!(matches(&pat, path.as_slice()));
+        path.push(b'c');
+        assert!(!matches(&pat, path.as_slice()));
+        // The occurrence straddles the first candidate's window.
+        let mut p2: Vec<u8> = Vec::from(&b"/"[..]);
+        p2.extend(core::iter::repeat_n(b"ab", 100).flatten());
+        p2.extend_from_slice(b"abc");
+        assert!(matches(b"/*ababc$", p2.as_slice()));
+        assert!(matches(b"/*b*bc", p2.as_slice()));
+        assert!(!matches(b"/*abcab", p2.as_slice()));
     }
 
     #[test]
