@@ -256,6 +256,54 @@ fn crawl_delay_and_interleaving() {
     assert!(quick_feed.at < slow[1].at, "ready host went first");
 }
 
+/// R2: two sources on one origin need its robots.txt at the same time; it
+/// is fetched once and the second source uses the cached copy.
+#[test]
+fn one_robots_fetch_per_origin() {
+    let server = TestServer::start(|r| match (r.host.as_str(), r.path()) {
+        ("wal.sh", _) => operator(r),
+        ("twin.test", "/robots.txt") => robots_ok(),
+        ("twin.test", "/feed.json") => Reply::new(
+            200,
+            "application/feed+json",
+            data("feeds/jsonfeed_spec_1.json"),
+        ),
+        _ => Reply::not_found(),
+    });
+    let dir = state_dir("twins");
+    let mut cfg = config(&dir, &server, &["twin.test"]);
+    cfg.clock = Arc::new(ManualClock::new(Timestamp(1_779_494_400_000)));
+    let mut p = Pipeline::open(cfg).unwrap();
+    let sources = vec![
+        src(
+            "feed",
+            "http://twin.test/",
+            Some("http://twin.test/feed.json"),
+        ),
+        src("private", "http://twin.test/private/page", None),
+    ];
+    let rep = p
+        .run(&sources, RunOptions::default(), &mut NoProgress)
+        .unwrap();
+    assert_eq!(
+        rep.sources[0].method,
+        Some(Method::Feed),
+        "{:?}",
+        rep.sources[0]
+    );
+    assert!(
+        matches!(rep.sources[1].status, SourceStatus::DeniedRobots { .. }),
+        "{:?}",
+        rep.sources[1]
+    );
+    let robots = server
+        .requests_to("twin.test")
+        .iter()
+        .filter(|r| r.path() == "/robots.txt")
+        .count();
+    assert_eq!(robots, 1, "{:?}", server.requests_to("twin.test"));
+}
+
 /// R5: 429 with Retry-After retried after it, spacing kept, UA on retries.
 #[test]
 fn retry_after_then_success() {
