@@ -17,7 +17,7 @@
 //! * a Disallow with no slot left at all makes the set deny everything.
 
 use super::group::{events, RawRule, SelectSink, Selector};
-use super::{decide, limit, CrawlDelay, RuleKind, RuleView, Verdict};
+use super::{decide, limit, CrawlDelay, Key, RuleKind, RuleSet, RuleView, Verdict};
 use crate::percent;
 use heapless::Vec;
 
@@ -140,6 +140,40 @@ impl<const RULES: usize, const BYTES: usize> FixedSet<RULES, BYTES> {
     }
 }
 
+/// Stack octets a percent-encoded request target may take while it is
+/// matched (see `decide`): small, for targets without much stack.
+const FIXED_SCRATCH: usize = 1024;
+
+impl<'s, const RULES: usize, const BYTES: usize> RuleSet<'s> for &'s FixedSet<RULES, BYTES> {
+    fn len(self) -> usize {
+        self.rules.len()
+    }
+
+    fn admits(self, i: usize, google: bool, head: Key) -> bool {
+        let Some(r) = self.rules.get(i) else {
+            return false;
+        };
+        // No key is kept per rule, so that the size of a policy stays what
+        // its capacities say; the pattern's first octets are at hand anyway.
+        let form = if google { r.google } else { r.spec };
+        r.match_all || Key::of_pattern(self.get(form)).admits(head)
+    }
+
+    fn view(self, i: usize) -> RuleView<'s> {
+        let r = &self.rules[i];
+        RuleView {
+            kind: r.kind,
+            line: r.line,
+            text: self.get(r.spec),
+            spec: self.get(r.spec),
+            google: self.get(r.google),
+            priority: r.priority as usize,
+            google_priority: r.google_priority as usize,
+            match_all: r.match_all,
+        }
+    }
+}
+
 /// The rules of one product token in fixed capacity: at most `RULES` rules
 /// and `BYTES` octets of patterns for each of the named and `*` sets.
 #[derive(Debug, Clone)]
@@ -241,17 +275,7 @@ impl<const RULES: usize, const BYTES: usize> FixedPolicy<RULES, BYTES> {
             };
         }
         let has_alt = set.rules.iter().any(|r| r.google != r.spec);
-        let views = set.rules.iter().map(|r| RuleView {
-            kind: r.kind,
-            line: r.line,
-            text: set.get(r.spec),
-            spec: set.get(r.spec),
-            google: set.get(r.google),
-            priority: r.priority as usize,
-            google_priority: r.google_priority as usize,
-            match_all: r.match_all,
-        });
-        let mut v = decide(views, path_and_query.as_bytes(), true, has_alt);
+        let mut v = decide::<_, FIXED_SCRATCH>(set, path_and_query.as_bytes(), true, has_alt);
         v.overflow = !v.allowed && set.lossy;
         v
     }

@@ -168,14 +168,70 @@ pub(crate) struct RuleView<'a> {
     pub match_all: bool,
 }
 
-fn best_match<'a, S: matcher::Subject>(
-    rules: impl Iterator<Item = RuleView<'a>>,
+/// The first literal octets of a pattern (up to 7, before any `*` and a
+/// final `$`) and their count in the top octet; or the same of a subject.
+/// A pattern can only match a subject that starts with its key, so one
+/// integer comparison rejects almost every rule of a large file before the
+/// matcher (and the arena) is touched.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Key(u64);
+
+impl Key {
+    const MAX: usize = 7;
+
+    fn from_octets(octets: impl Iterator<Item = u8>) -> Key {
+        let mut k = 0u64;
+        let mut n = 0u64;
+        for b in octets.take(Key::MAX) {
+            k |= u64::from(b) << (8 * n);
+            n += 1;
+        }
+        Key(k | n << 56)
+    }
+
+    /// The key of a pattern as the matcher reads it.
+    pub(crate) fn of_pattern(pattern: &[u8]) -> Key {
+        let body = match pattern.split_last() {
+            Some((b'$', rest)) => rest,
+            _ => pattern,
+        };
+        Key::from_octets(body.iter().copied().take_while(|&b| b != b'*'))
+    }
+
+    /// Whether a pattern with this key may match a subject whose first
+    /// octets are `head` (a necessary condition, never a sufficient one).
+    #[inline]
+    fn admits(self, head: Key) -> bool {
+        let n = self.0 >> 56;
+        let mask = (1u64 << (8 * n)) - 1;
+        n <= head.0 >> 56 && (self.0 ^ head.0) & mask == 0
+    }
+}
+
+/// The rules of a model as the evaluator sees them, in the model's order.
+pub(crate) trait RuleSet<'a>: Copy {
+    /// Number of rules.
+    fn len(self) -> usize;
+    /// Whether rule `i`'s pattern in the spec's (or Google's) reading may
+    /// match a subject starting with `head`.
+    fn admits(self, i: usize, google: bool, head: Key) -> bool;
+    /// Rule `i`.
+    fn view(self, i: usize) -> RuleView<'a>;
+}
+
+fn best_match<'a, R: RuleSet<'a>, S: matcher::Subject>(
+    rules: R,
     subject: S,
+    head: Key,
     sorted: bool,
     google: bool,
 ) -> Option<RuleView<'a>> {
     let mut best: Option<(usize, RuleView<'a>)> = None;
-    for r in rules {
+    for i in 0..rules.len() {
+        if !rules.admits(i, google, head) {
+            continue;
+        }
+        let r = rules.view(i);
         let (pattern, priority) = if google {
             (r.google, r.google_priority)
         } else {
@@ -206,6 +262,71 @@ fn best_match<'a, S: matcher::Subject>(
     best.map(|(_, r)| r)
 }
 
+/// Normalised subjects up to this many octets are matched from a copy on
+/// the stack, where the matcher's SIMD searches apply.
+const SMALL_SUBJECT: usize = 256;
+
+/// [`best_match`] on a normalised view of the request target. Matching the
+/// view octet by octet costs O(path × segment) per `*` segment; a copy
+/// makes it linear. `SCRATCH` bounds the stack the copy may take; longer
+/// targets are matched on the view itself.
+fn best_in_view<'a, R: RuleSet<'a>, const SCRATCH: usize>(
+    rules: R,
+    view: percent::Normalized<'_>,
+    sorted: bool,
+    google: bool,
+) -> Option<RuleView<'a>> {
+    let mut len = 0usize;
+    let mut probe = view;
+    while probe.next_byte().is_some() {
+        len += 1;
+    }
+    if len <= SMALL_SUBJECT {
+        let mut buf = [0u8; SMALL_SUBJECT];
+        best_in_copy(rules, view, &mut buf[..len], sorted, google)
+    } else if len <= SCRATCH {
+        best_in_large_copy::<R, SCRATCH>(rules, view, len, sorted, google)
+    } else {
+        let head = Key::from_octets(core::iter::from_fn({
+            let mut v = view;
+            move || v.next_byte()
+        }));
+        best_match(rules, view, head, sorted, google)
+    }
+}
+
+// Kept out of line so that the common, short targets do not pay for a
+// large stack frame.
+#[inline(never)]
+fn best_in_large_copy<'a, R: RuleSet<'a>, const SCRATCH: usize>(
+    rules: R,
+    view: percent::Normalized<'_>,
+    len: usize,
+    sorted: bool,
+    google: bool,
+) -> Option<RuleView<'a>> {
+    let mut buf = [0u8; SCRATCH];
+    best_in_copy(rules, view, &mut buf[..len], sorted, google)
+}
+
+fn best_in_copy<'a, R: RuleSet<'a>>(
+    rules: R,
+    mut view: percent::Normalized<'_>,
+    buf: &mut [u8],
+    sorted: bool,
+    google: bool,
+) -> Option<RuleView<'a>> {
+    for slot in buf.iter_mut() {
+        *slot = view.next_byte().unwrap_or_default();
+    }
+    let subject: &[u8] = buf;
+    best_match(rules, subject, head_of(subject), sorted, google)
+}
+
+fn head_of(subject: &[u8]) -> Key {
+    Key::from_octets(subject.iter().copied())
+}
+
 fn verdict(rule: Option<RuleView<'_>>, overflow: bool) -> Verdict<'_> {
     Verdict {
         allowed: !matches!(rule, Some(r) if r.kind == RuleKind::Disallow),
@@ -222,30 +343,34 @@ fn verdict(rule: Option<RuleView<'_>>, overflow: bool) -> Verdict<'_> {
 ///
 /// `sorted`: rules come by descending spec priority, Allow before Disallow
 /// on ties, so the first spec match decides. `has_alt`: some rule's Google
-/// form differs from its canonical form.
-pub(crate) fn decide<'a, I>(
-    rules: I,
+/// form differs from its canonical form. `SCRATCH`: the most stack a
+/// request target that needs normalising may take (see [`best_in_view`]).
+pub(crate) fn decide<'a, R: RuleSet<'a>, const SCRATCH: usize>(
+    rules: R,
     path_and_query: &[u8],
     sorted: bool,
     has_alt: bool,
-) -> Verdict<'a>
-where
-    I: Iterator<Item = RuleView<'a>> + Clone,
-{
+) -> Verdict<'a> {
     let rooted = path_and_query.first() == Some(&b'/');
     let canonical = rooted && percent::is_canonical(path_and_query);
     let spec = if canonical {
-        best_match(rules.clone(), path_and_query, sorted, false)
-    } else if rooted {
         best_match(
-            rules.clone(),
+            rules,
+            path_and_query,
+            head_of(path_and_query),
+            sorted,
+            false,
+        )
+    } else if rooted {
+        best_in_view::<R, SCRATCH>(
+            rules,
             percent::Normalized::new(path_and_query),
             sorted,
             false,
         )
     } else {
-        best_match(
-            rules.clone(),
+        best_in_view::<R, SCRATCH>(
+            rules,
             percent::Normalized::with_leading_slash(path_and_query, false),
             sorted,
             false,
@@ -255,9 +380,9 @@ where
         return verdict(spec, false);
     }
     let google = if rooted {
-        best_match(rules, path_and_query, false, true)
+        best_match(rules, path_and_query, head_of(path_and_query), false, true)
     } else {
-        best_match(
+        best_in_view::<R, SCRATCH>(
             rules,
             percent::Normalized::with_leading_slash(path_and_query, true),
             false,
@@ -326,6 +451,30 @@ mod tests {
         for junk in [&b"soon"[..], b"-1", b"1e3", b"", b".", b"1.2.3", b"5s"] {
             assert_eq!(CrawlDelay::parse(junk), None, "{junk:?}");
         }
+    }
+
+    #[test]
+    fn keys_never_reject_a_match() {
+        let head = |s: &[u8]| head_of(s);
+        let k = Key::of_pattern;
+        // Literal octets before the first `*`, at most 7 of them.
+        assert!(k(b"/abc").admits(head(b"/abcdef")));
+        assert!(!k(b"/abc").admits(head(b"/abd")));
+        assert!(!k(b"/abc").admits(head(b"/ab")));
+        assert!(k(b"/abcdefghij").admits(head(b"/abcdefXYZ")));
+        assert!(!k(b"/abcdefghij").admits(head(b"/abcdeXghij")));
+        // `*` and a final `$` end the literal part; an inner `$` does not.
+        assert!(k(b"*x").admits(head(b"")));
+        assert!(k(b"/a*x").admits(head(b"/a")));
+        assert!(k(b"/a$").admits(head(b"/a")));
+        assert!(!k(b"/a$b").admits(head(b"/a")));
+        assert!(k(b"/a$b").admits(head(b"/a$bc")));
+        assert!(k(b"$").admits(head(b"")));
+        assert!(k(b"").admits(head(b"")));
+        // A NUL octet is compared, not taken for padding.
+        assert!(!k(b"/\0").admits(head(b"/")));
+        assert!(k(b"/\0").admits(head(b"/\0x")));
+        assert!(!k(b"/").admits(head(b"")));
     }
 
     #[test]

@@ -3,7 +3,7 @@
 
 use super::agent::AgentToken;
 use super::group::{events, Event, RawRule, SelectSink, Selector};
-use super::{decide, limit, CrawlDelay, RuleKind, RuleView, Verdict};
+use super::{decide, limit, CrawlDelay, Key, RuleKind, RuleSet, RuleView, Verdict};
 use crate::constants::UA_TOKEN;
 use crate::percent;
 use alloc::vec::Vec;
@@ -45,6 +45,12 @@ struct StoredRule {
 pub struct Policy {
     arena: Vec<u8>,
     rules: Vec<StoredRule>,
+    /// [`Key`] of each rule's canonical form, in rule order: scanned on
+    /// every query, so kept apart from the rules for cache density.
+    keys: Vec<Key>,
+    /// Keys of Google's forms; empty when every form equals the canonical
+    /// one (`has_alt` false), the keys above serving both readings.
+    google_keys: Vec<Key>,
     crawl_delay: Option<CrawlDelay>,
     has_alt: bool,
     selected: Selected,
@@ -144,11 +150,25 @@ impl PolicyBuilder {
                 .cmp(&a.priority)
                 .then_with(|| (a.kind == RuleKind::Disallow).cmp(&(b.kind == RuleKind::Disallow)))
         });
+        let keys = rules
+            .iter()
+            .map(|r| Key::of_pattern(r.spec.get(&arena)))
+            .collect();
+        let google_keys = if has_alt {
+            rules
+                .iter()
+                .map(|r| Key::of_pattern(r.google.get(&arena)))
+                .collect()
+        } else {
+            Vec::new()
+        };
         arena.shrink_to_fit();
         rules.shrink_to_fit();
         Policy {
             arena,
             rules,
+            keys,
+            google_keys,
             crawl_delay: set.delay,
             has_alt,
             selected,
@@ -209,18 +229,7 @@ impl Policy {
 
     /// [`Policy::check`] on raw octets.
     pub fn check_bytes(&self, path_and_query: &[u8]) -> Verdict<'_> {
-        let arena = &self.arena[..];
-        let views = self.rules.iter().map(move |r| RuleView {
-            kind: r.kind,
-            line: r.line,
-            text: r.text.get(arena),
-            spec: r.spec.get(arena),
-            google: r.google.get(arena),
-            priority: r.priority as usize,
-            google_priority: r.google_priority as usize,
-            match_all: false,
-        });
-        decide(views, path_and_query, true, self.has_alt)
+        decide::<_, POLICY_SCRATCH>(self, path_and_query, true, self.has_alt)
     }
 
     /// The selected group's Crawl-delay (R2d), the largest if groups merged.
@@ -254,7 +263,47 @@ impl Policy {
 
     /// Heap bytes held by this policy (for capacity planning and benches).
     pub fn heap_bytes(&self) -> usize {
-        self.arena.capacity() + self.rules.capacity() * core::mem::size_of::<StoredRule>()
+        self.arena.capacity()
+            + self.rules.capacity() * core::mem::size_of::<StoredRule>()
+            + (self.keys.capacity() + self.google_keys.capacity()) * core::mem::size_of::<Key>()
+    }
+}
+
+/// Stack octets a request target that needs percent-normalising may take
+/// while it is matched (see `decide`); longer targets are matched on a
+/// lazily normalised view, with no allocation either way.
+const POLICY_SCRATCH: usize = 8192;
+
+impl<'a> RuleSet<'a> for &'a Policy {
+    #[inline]
+    fn len(self) -> usize {
+        self.rules.len()
+    }
+
+    #[inline]
+    fn admits(self, i: usize, google: bool, head: Key) -> bool {
+        let keys = if google && self.has_alt {
+            &self.google_keys
+        } else {
+            &self.keys
+        };
+        keys.get(i).is_some_and(|k| k.admits(head))
+    }
+
+    #[inline]
+    fn view(self, i: usize) -> RuleView<'a> {
+        let r = &self.rules[i];
+        let arena = &self.arena[..];
+        RuleView {
+            kind: r.kind,
+            line: r.line,
+            text: r.text.get(arena),
+            spec: r.spec.get(arena),
+            google: r.google.get(arena),
+            priority: r.priority as usize,
+            google_priority: r.google_priority as usize,
+            match_all: false,
+        }
     }
 }
 
