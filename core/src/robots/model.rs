@@ -19,10 +19,10 @@ impl Span {
     }
 }
 
-fn push(arena: &mut Vec<u8>, bytes: impl IntoIterator<Item = u8>) -> Span {
+fn push(arena: &mut Vec<u8>, bytes: &[u8]) -> Span {
     let start = arena.len();
-    arena.extend(bytes);
-    Span(start as u32, (arena.len() - start) as u32)
+    arena.extend_from_slice(bytes);
+    Span(start as u32, bytes.len() as u32)
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -69,50 +69,77 @@ pub enum Selected {
     None,
 }
 
+/// One candidate set of rules. Rules stay borrowed from the body until the
+/// end of the file decides which set applies: the discarded set (and every
+/// named set a longer match replaced) never costs a copy.
 #[derive(Default)]
-struct SetBuilder {
-    rules: Vec<StoredRule>,
+struct SetBuilder<'a> {
+    rules: Vec<RawRule<'a>>,
     delay: Option<CrawlDelay>,
 }
 
 #[derive(Default)]
-struct PolicyBuilder {
-    arena: Vec<u8>,
-    named: SetBuilder,
-    global: SetBuilder,
+struct PolicyBuilder<'a> {
+    named: SetBuilder<'a>,
+    global: SetBuilder<'a>,
 }
 
-impl PolicyBuilder {
-    fn store(&mut self, r: RawRule<'_>) -> StoredRule {
-        let dollar = r.implied_dir.then_some(b'$');
-        let text = push(&mut self.arena, r.value.iter().copied().chain(dollar));
-        let spec_start = self.arena.len();
-        percent::normalize_byte_stream(r.value, |b| self.arena.push(b));
-        self.arena.extend(dollar);
-        let spec = Span(spec_start as u32, (self.arena.len() - spec_start) as u32);
-        let google_start = self.arena.len();
-        percent::google_form(r.value, |b| self.arena.push(b));
-        self.arena.extend(dollar);
-        let mut google = Span(
-            google_start as u32,
-            (self.arena.len() - google_start) as u32,
-        );
-        if google.get(&self.arena) == spec.get(&self.arena) {
-            self.arena.truncate(google_start);
-            google = spec;
-        }
-        let cut = r.cut_from.unwrap_or(0) as u32;
-        StoredRule {
-            kind: r.kind,
-            line: r.line,
-            text,
-            spec,
-            google,
-            priority: spec.1.max(cut),
-            google_priority: google.1.max(cut),
-        }
-    }
+/// Whether every form of a value is the value itself: canonical form and
+/// Google's form only ever change `%` escapes and octets outside 0x21..=0x7E.
+fn is_plain(value: &[u8]) -> bool {
+    // Fixed-size chunks folded without an early exit vectorise; the
+    // early exit per chunk keeps long non-plain values cheap too.
+    value.chunks(16).all(|c| {
+        c.iter()
+            .fold(true, |ok, &b| ok & (b != b'%') & (b.wrapping_sub(0x21) < 0x5e))
+    })
+}
 
+/// Appends the three forms of `r` to `arena`; also says whether Google's
+/// form differs from the canonical one.
+fn store(arena: &mut Vec<u8>, r: &RawRule<'_>) -> (StoredRule, bool) {
+    let dollar = r.implied_dir.then_some(b'$');
+    let cut = r.cut_from.unwrap_or(0) as u32;
+    let (text, spec, google, alt) = if is_plain(r.value) {
+        let text = push(arena, r.value);
+        arena.extend(dollar);
+        let one = Span(text.0, text.1 + u32::from(r.implied_dir));
+        (one, one, one, false)
+    } else {
+        let text = push(arena, r.value);
+        arena.extend(dollar);
+        let text = Span(text.0, text.1 + u32::from(r.implied_dir));
+        let spec_start = arena.len();
+        percent::normalize_byte_stream(r.value, |b| arena.push(b));
+        arena.extend(dollar);
+        let spec = Span(spec_start as u32, (arena.len() - spec_start) as u32);
+        let google_start = arena.len();
+        percent::google_form(r.value, |b| arena.push(b));
+        arena.extend(dollar);
+        let google = Span(
+            google_start as u32,
+            (arena.len() - google_start) as u32,
+        );
+        if google.get(arena) == spec.get(arena) {
+            arena.truncate(google_start);
+            (text, spec, spec, false)
+        } else {
+            (text, spec, google, true)
+        }
+    };
+    let rule = StoredRule {
+        kind: r.kind,
+        line: r.line,
+        text,
+        spec,
+        google,
+        priority: spec.1.max(cut),
+        google_priority: google.1.max(cut),
+    };
+    (rule, alt)
+}
+
+impl PolicyBuilder<'_> {
     fn finish(self, best: usize, truncated: bool) -> Policy {
         let (set, selected) = if best > 0 {
             (self.named, Selected::Named)
@@ -121,30 +148,21 @@ impl PolicyBuilder {
         } else {
             (SetBuilder::default(), Selected::None)
         };
-        // Copy the chosen rules into a compact arena: discarded groups'
-        // bytes are not kept for the life of the policy.
-        let mut arena = Vec::new();
+        // Plain values (nearly all) take exactly their length plus an
+        // implied `$`: one allocation, usually the final one.
+        let plain_len: usize = set.rules.iter().map(|r| r.value.len() + 1).sum();
+        let mut arena = Vec::with_capacity(plain_len);
         let mut has_alt = false;
         let mut rules: Vec<StoredRule> = set
             .rules
             .iter()
             .map(|r| {
-                let text = push(&mut arena, r.text.get(&self.arena).iter().copied());
-                let spec = push(&mut arena, r.spec.get(&self.arena).iter().copied());
-                let google = if r.google == r.spec {
-                    spec
-                } else {
-                    has_alt = true;
-                    push(&mut arena, r.google.get(&self.arena).iter().copied())
-                };
-                StoredRule {
-                    text,
-                    spec,
-                    google,
-                    ..*r
-                }
+                let (rule, alt) = store(&mut arena, r);
+                has_alt |= alt;
+                rule
             })
             .collect();
+        // Stable: among equal rules the first in the file reports.
         rules.sort_by(|a, b| {
             b.priority
                 .cmp(&a.priority)
@@ -163,7 +181,6 @@ impl PolicyBuilder {
             Vec::new()
         };
         arena.shrink_to_fit();
-        rules.shrink_to_fit();
         Policy {
             arena,
             rules,
@@ -177,18 +194,18 @@ impl PolicyBuilder {
     }
 }
 
-impl<'a> SelectSink<'a> for PolicyBuilder {
+impl<'a> SelectSink<'a> for PolicyBuilder<'a> {
     fn reset_named(&mut self) {
-        self.named = SetBuilder::default();
+        self.named.rules.clear();
+        self.named.delay = None;
     }
 
     fn rule(&mut self, named: bool, global: bool, rule: RawRule<'a>) {
-        let stored = self.store(rule);
         if named {
-            self.named.rules.push(stored);
+            self.named.rules.push(rule);
         }
         if global {
-            self.global.rules.push(stored);
+            self.global.rules.push(rule);
         }
     }
 
@@ -372,7 +389,7 @@ impl Robots {
             Event::Agent(t) => {
                 let rec = match t {
                     AgentToken::Global => AgentRec::Global,
-                    AgentToken::Named(t) => AgentRec::Named(push(&mut r.arena, t.iter().copied())),
+                    AgentToken::Named(t) => AgentRec::Named(push(&mut r.arena, t)),
                     AgentToken::Empty => AgentRec::Empty,
                 };
                 r.agents.push(rec);
@@ -381,7 +398,7 @@ impl Robots {
                 }
             }
             Event::Rule(rule) => {
-                let value = push(&mut r.arena, rule.value.iter().copied());
+                let value = push(&mut r.arena, rule.value);
                 r.rules.push(RuleRec {
                     kind: rule.kind,
                     line: rule.line,
@@ -399,7 +416,7 @@ impl Robots {
                 }
             }
             Event::Sitemap(s) => {
-                let span = push(&mut r.arena, s.iter().copied());
+                let span = push(&mut r.arena, s);
                 r.sitemaps.push(span);
             }
         });
@@ -500,5 +517,65 @@ impl<'a> Group<'a> {
     /// The group's Crawl-delay.
     pub fn crawl_delay(&self) -> Option<CrawlDelay> {
         self.rec().crawl_delay
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    extern crate std;
+    use std::vec::Vec;
+
+    #[test]
+    fn plain_is_exactly_the_octets_no_form_changes() {
+        for b in 0..=255u8 {
+            let want = b != b'%' && (0x21..=0x7e).contains(&b);
+            // Also past the first 16-octet chunk.
+            let mut long = Vec::from(&b"/0123456789abcdefghij"[..]);
+            long.push(b);
+            assert_eq!(is_plain(&[b]), want, "{b:#x}");
+            assert_eq!(is_plain(&long), want, "{b:#x}");
+            let mut spec = Vec::new();
+            percent::normalize_byte_stream(&[b], |o| spec.push(o));
+            let mut google = Vec::new();
+            percent::google_form(&[b], |o| google.push(o));
+            if want {
+                assert_eq!((&spec[..], &google[..]), (&[b][..], &[b][..]), "{b:#x}");
+            }
+        }
+    }
+
+    #[test]
+    fn every_value_form_survives_storage() {
+        let body = "User-agent: *\nDisallow: /a b\nDisallow: /t%7e\nAllow: /é\nDisallow: /x\x7f\nAllow: /d/index.html\nDisallow: /p*q$\n";
+        let p = Policy::parse(body.as_bytes(), "Walsh-Research");
+        let mut written: Vec<&[u8]> = p.rules().map(|r| r.pattern).collect();
+        written.sort();
+        let mut want: Vec<&[u8]> = [
+            &b"/a b"[..],
+            b"/t%7e",
+            "/é".as_bytes(),
+            b"/x\x7f",
+            b"/d/index.html",
+            b"/d/$",
+            b"/p*q$",
+        ]
+        .to_vec();
+        want.sort();
+        assert_eq!(written, want);
+        assert!(p.has_alt, "`/é` and `/t%7e` read differently in Google's form");
+        for (path, allowed) in [
+            ("/a b", false),
+            ("/a%20b", false),
+            ("/t~", false),
+            ("/t%7E", false),
+            ("/%C3%A9", true),
+            ("/x%7F", false),
+            ("/d/", true),
+            ("/pzq", false),
+            ("/pzqz", true),
+        ] {
+            assert_eq!(p.check(path).allowed, allowed, "{path}");
+        }
     }
 }
