@@ -83,7 +83,7 @@ impl<'a> Iterator for Lines<'a> {
         if self.rest.is_empty() {
             return None;
         }
-        let end = self.rest.iter().position(|&b| b == b'\n' || b == b'\r');
+        let end = memchr::memchr2(b'\n', b'\r', self.rest);
         let (line, next) = match end {
             None => (self.rest, &self.rest[self.rest.len()..]),
             Some(i) => {
@@ -180,8 +180,15 @@ pub fn cut_at_char_boundary(s: &[u8], max: usize) -> &[u8] {
 
 /// Reads one line (without its terminator).
 pub fn directive(line: &[u8]) -> Directive<'_> {
+    // Every field name we know starts with one of these letters, and the
+    // key starts at the first non-blank octet. Anything else (HTML, prose,
+    // comments, blank lines) is decided here without reading the rest.
+    let first = line.iter().find(|&&b| !is_ws(b)).map(|b| b.to_ascii_lowercase());
+    if !matches!(first, Some(b'u' | b'a' | b'd' | b'c' | b's')) {
+        return Directive::Unknown;
+    }
     // A comment runs from `#` to the end of the line, wherever it starts.
-    let content = match line.iter().position(|&b| b == b'#') {
+    let content = match memchr::memchr(b'#', line) {
         Some(i) => &line[..i],
         None => line,
     };
@@ -194,42 +201,45 @@ pub fn directive(line: &[u8]) -> Directive<'_> {
     // the spec is silent, and recognising a misspelt Disallow can only
     // block more, never less.
     let is = |prefixes: &[&[u8]]| prefixes.iter().any(|p| starts_with_ci(key, p));
-    if is(&[b"user-agent", b"useragent", b"user agent"]) {
-        Directive::UserAgent(value)
-    } else if is(&[b"allow"]) {
-        if over_long {
-            // A cut Allow would permit more than its author wrote:
-            // keep the whole value (R2c: never under-block).
-            let full = key_value(content).map(|(_, v)| v).unwrap_or(value);
-            Directive::Allow(full)
-        } else {
-            Directive::Allow(value)
+    // The names of each first letter are tried only for keys with it.
+    match key[0].to_ascii_lowercase() {
+        b'u' if is(&[b"user-agent", b"useragent", b"user agent"]) => Directive::UserAgent(value),
+        b'a' if is(&[b"allow"]) => {
+            if over_long {
+                // A cut Allow would permit more than its author wrote:
+                // keep the whole value (R2c: never under-block).
+                let full = key_value(content).map(|(_, v)| v).unwrap_or(value);
+                Directive::Allow(full)
+            } else {
+                Directive::Allow(value)
+            }
         }
-    } else if is(&[
-        b"disallow",
-        b"dissallow",
-        b"dissalow",
-        b"disalow",
-        b"diasllow",
-        b"disallaw",
-    ]) {
-        let truncated_from = if over_long {
-            key_value(content)
-                .map(|(_, v)| v.len())
-                .filter(|&n| n > value.len())
-        } else {
-            None
-        };
-        Directive::Disallow {
-            value,
-            truncated_from,
+        b'd' if is(&[
+            b"disallow",
+            b"dissallow",
+            b"dissalow",
+            b"disalow",
+            b"diasllow",
+            b"disallaw",
+        ]) =>
+        {
+            let truncated_from = if over_long {
+                key_value(content)
+                    .map(|(_, v)| v.len())
+                    .filter(|&n| n > value.len())
+            } else {
+                None
+            };
+            Directive::Disallow {
+                value,
+                truncated_from,
+            }
         }
-    } else if is(&[b"crawl-delay", b"crawldelay", b"crawl_delay"]) {
-        Directive::CrawlDelay(value)
-    } else if is(&[b"sitemap", b"site-map"]) {
-        Directive::Sitemap(value)
-    } else {
-        Directive::Unknown
+        b'c' if is(&[b"crawl-delay", b"crawldelay", b"crawl_delay"]) => {
+            Directive::CrawlDelay(value)
+        }
+        b's' if is(&[b"sitemap", b"site-map"]) => Directive::Sitemap(value),
+        _ => Directive::Unknown,
     }
 }
 
@@ -260,6 +270,51 @@ mod tests {
                 Directive::Sitemap(b"http://x/s.xml"),
             ]
         );
+    }
+
+    #[test]
+    fn every_field_name_and_neighbour() {
+        let d = |v: &'static [u8]| Directive::Disallow {
+            value: v,
+            truncated_from: None,
+        };
+        for (line, want) in [
+            (&b"  \tUSER-AGENT : x"[..], Directive::UserAgent(b"x")),
+            (b"useragent:x", Directive::UserAgent(b"x")),
+            (b"User Agent: x", Directive::UserAgent(b"x")),
+            (b"user-agents: x", Directive::UserAgent(b"x")),
+            (b"Allow: /a", Directive::Allow(b"/a")),
+            (b"ALLOWED: /a", Directive::Allow(b"/a")),
+            (b"dissallow: /a", d(b"/a")),
+            (b"Dissalow: /a", d(b"/a")),
+            (b"disalow: /a", d(b"/a")),
+            (b"diasllow: /a", d(b"/a")),
+            (b"DISALLAW: /a", d(b"/a")),
+            (b"\x0bdisallow /a", d(b"/a")),
+            (b"Crawl-delay: 5", Directive::CrawlDelay(b"5")),
+            (b"crawldelay: 5", Directive::CrawlDelay(b"5")),
+            (b"crawl_delay: 5", Directive::CrawlDelay(b"5")),
+            (b"Site-map: s", Directive::Sitemap(b"s")),
+            (b"sitemap:s", Directive::Sitemap(b"s")),
+            // Same first letter, other name; other first letters.
+            (b"user: x", Directive::Unknown),
+            (b"alow: /a", Directive::Unknown),
+            (b"delay: 5", Directive::Unknown),
+            (b"crawl: 5", Directive::Unknown),
+            (b"site: s", Directive::Unknown),
+            (b"host: example.com", Directive::Unknown),
+            (b"<html><body>disallow: /a", Directive::Unknown),
+            (b"# disallow: /a", Directive::Unknown),
+            (b"  # disallow: /a", Directive::Unknown),
+            (b": disallow", Directive::Unknown),
+            (b"", Directive::Unknown),
+            (b" \t ", Directive::Unknown),
+            (b"\xEF\xBB\xBFdisallow: /a", Directive::Unknown),
+            (b"disallow: /a # b", d(b"/a")),
+            (b"disallow#: /a", Directive::Unknown),
+        ] {
+            assert_eq!(directive(line), want, "{:?}", line.utf8_chunks().collect::<Vec<_>>());
+        }
     }
 
     #[test]
