@@ -180,6 +180,11 @@ pub struct Config {
     pub rng_seed: Option<u64>,
     /// R5 schedule (section 6 defaults; tests shorten it).
     pub backoff: wr_core::backoff::Backoff,
+    /// Send requests through the proxy named by `ALL_PROXY`, `HTTPS_PROXY`
+    /// or `HTTP_PROXY` (minus `NO_PROXY`), as ureq does by default. `false`
+    /// connects directly: the loopback run of `attest` must reach its own
+    /// replica whatever the environment says.
+    pub use_env_proxy: bool,
 }
 
 impl fmt::Debug for Config {
@@ -193,6 +198,7 @@ impl fmt::Debug for Config {
             .field("max_wait", &self.max_wait)
             .field("identity", &self.identity)
             .field("tls_roots", &self.tls_roots.as_ref().map(|r| r.len()))
+            .field("use_env_proxy", &self.use_env_proxy)
             .finish_non_exhaustive()
     }
 }
@@ -212,6 +218,7 @@ impl Config {
             clock: Arc::new(SystemClock),
             rng_seed: None,
             backoff: wr_core::backoff::Backoff::default(),
+            use_env_proxy: true,
         }
     }
 

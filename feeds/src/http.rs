@@ -172,6 +172,11 @@ impl Http {
             .max_redirects(0)
             .http_status_as_error(false)
             .user_agent(USER_AGENT)
+            .proxy(if config.use_env_proxy {
+                ureq::Proxy::try_from_env()
+            } else {
+                None
+            })
             .timeout_connect(Some(config.timeouts.connect))
             .timeout_global(Some(config.timeouts.request))
             .tls_config(tls.build())
