@@ -1,16 +1,19 @@
 //! `wr-feeds attest`: the `walsh-research-attestation/v1` document of spec
 //! section 14. A requirement is `true` only when a check made by this
 //! binary, now, proves it: the compiled-in vectors (sections 12 and 16), the
-//! in-process checks of [`crate::checks`], and a recent passing live
-//! `selftest` against the canonical operator. Everything else is `false`
-//! with the reason under `evidence`.
+//! in-process checks of [`crate::checks`], the loopback end-to-end run of
+//! [`crate::loopback`] (unless `--offline-only`), and a recent passing live
+//! `selftest` against the canonical operator. Every check that ran must
+//! pass; a requirement with a part no check covers stays `false`, and the
+//! evidence says which part.
 
 use crate::app::{self, SelftestRecord, SELFTEST_FILE};
 use crate::checks::{self, Check};
 use crate::digest;
+use crate::loopback::{self, Outcome};
 use crate::sources::Settings;
 use crate::ui::Ui;
-use crate::Common;
+use crate::{AttestArgs, Common};
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::ExitCode;
@@ -78,8 +81,9 @@ fn missing(text: impl Into<String>) -> Part {
     part(false, format!("not proven: {}", text.into()))
 }
 
-/// Builds the attestation document.
-pub fn attestation(state_dir: &Path, now: i64) -> serde_json::Value {
+/// Builds the attestation document from the checks made now, the
+/// recorded live self-test in `state_dir`, and the loopback run's outcome.
+pub fn attestation(state_dir: &Path, now: i64, wire: &Outcome) -> serde_json::Value {
     use serde_json::json;
     let vectors = crate::vectors::all();
     let vector = |section: &str| -> Part {
@@ -106,8 +110,6 @@ pub fn attestation(state_dir: &Path, now: i64) -> serde_json::Value {
         ),
         Err(e) => part(false, e.clone()),
     };
-    let in_suite =
-        "no check inside the binary proves it (the test suite does: see docs/conformance.md)";
 
     let mut checks: BTreeMap<&'static str, Vec<Check>> = BTreeMap::new();
     checks.insert("R2c", checks::r2c());
@@ -117,72 +119,91 @@ pub fn attestation(state_dir: &Path, now: i64) -> serde_json::Value {
     checks.insert("R5", checks::r5());
     checks.insert("R10", checks::r10_validation());
     let c = |k: &str| from_checks(checks.get(k).map_or(&[][..], |v| v.as_slice()));
+    // The loopback run: required where only it can prove a part, added
+    // where it observes on the wire what other checks already prove.
+    let required = |k: &str| match wire {
+        Outcome::Ran(r) => from_checks(r.checks.get(k).map_or(&[][..], |v| v.as_slice())),
+        Outcome::Skipped(why) => missing(format!(
+            "the loopback end-to-end run, which checks it, did not run ({why}); \
+             the test suite covers it (docs/conformance.md)"
+        )),
+    };
+    let added = |k: &str| match wire {
+        Outcome::Ran(r) => vec![from_checks(
+            r.checks.get(k).map_or(&[][..], |v| v.as_slice()),
+        )],
+        Outcome::Skipped(_) => Vec::new(),
+    };
 
     let ua_ok = USER_AGENT == SPEC_USER_AGENT;
+    let with = |mut v: Vec<Part>, extra: Vec<Part>| {
+        v.extend(extra);
+        v
+    };
     let mut claims: Vec<(&str, Vec<Part>)> = vec![
         (
             "R1",
-            vec![part(
-                ua_ok,
-                format!(
-                    "the compiled-in User-Agent is {} the section 6 value",
-                    if ua_ok {
-                        "byte-identical to"
-                    } else {
-                        "different from"
-                    }
-                ),
-            )],
+            with(
+                vec![part(
+                    ua_ok,
+                    format!(
+                        "the compiled-in User-Agent is {} the section 6 value",
+                        if ua_ok {
+                            "byte-identical to"
+                        } else {
+                            "different from"
+                        }
+                    ),
+                )],
+                added("R1"),
+            ),
         ),
         (
             "R2",
-            vec![vector("12.1"), vector("12.2"), vector("16"), live_part()],
+            with(
+                vec![vector("12.1"), vector("12.2"), vector("16"), live_part()],
+                added("R2"),
+            ),
         ),
         ("R2a", vec![vector("12.1"), vector("16")]),
         ("R2b", vec![vector("12.2")]),
         ("R2c", vec![c("R2c")]),
-        ("R2d", vec![c("R2d")]),
+        ("R2d", with(vec![c("R2d")], added("R2d"))),
         (
             "R3",
-            vec![{
-                let mut p = live_part();
-                p.text = format!(
-                    "needs a live self-test in which operator_blocked_host was refused at R3 \
-                     with no request to it: {}",
-                    p.text
-                );
-                p
-            }],
+            with(
+                vec![{
+                    let mut p = live_part();
+                    p.text = format!(
+                        "needs a live self-test in which operator_blocked_host was refused at R3 \
+                         with no request to it: {}",
+                        p.text
+                    );
+                    p
+                }],
+                added("R3"),
+            ),
         ),
         ("R3a", vec![vector("12.3")]),
-        ("R3b", vec![missing(in_suite)]),
+        ("R3b", vec![required("R3b")]),
         ("R3c", vec![c("R3c")]),
+        ("R4", vec![c("R4"), required("R4")]),
+        ("R5", with(vec![c("R5"), vector("12.5")], added("R5"))),
+        ("R6", vec![required("R6")]),
+        ("R7", vec![vector("12.4"), required("R7")]),
         (
-            "R4",
+            "R8",
             vec![
-                c("R4"),
-                missing("requests are serial within the process (no pure check can show it)"),
+                required("R8"),
+                missing(
+                    "fetching daily or less depends on how often the binary is run \
+                     (cron), which nothing inside it can show",
+                ),
             ],
         ),
-        ("R5", vec![c("R5"), vector("12.5")]),
-        ("R6", vec![missing(in_suite)]),
-        (
-            "R7",
-            vec![
-                vector("12.4"),
-                missing("conditional requests (If-None-Match / If-Modified-Since, 304)"),
-            ],
-        ),
-        ("R8", vec![missing(in_suite)]),
-        ("R9", vec![missing(in_suite)]),
-        (
-            "R10",
-            vec![
-                c("R10"),
-                missing("the standalone schema's 7-day cache and stale-on-failure use"),
-            ],
-        ),
-        ("R11", vec![missing(in_suite)]),
+        ("R9", vec![required("R9")]),
+        ("R10", vec![c("R10"), required("R10")]),
+        ("R11", vec![required("R11")]),
     ];
     let tagged = matches!(&live, Ok(s) if s.r13.is_some());
     let mut r13 = live_part();
@@ -204,6 +225,19 @@ pub fn attestation(state_dir: &Path, now: i64) -> serde_json::Value {
         req.insert(k.to_string(), json!(ok));
         ev.insert(k.to_string(), json!(text));
     }
+    let loopback = match wire {
+        Outcome::Ran(r) => {
+            for (k, list) in &r.checks {
+                checks.entry(k).or_default().extend(list.iter().cloned());
+            }
+            json!({
+                "ran": true,
+                "requests": r.requests,
+                "seconds": (r.elapsed.as_millis() as f64 / 1000.0),
+            })
+        }
+        Outcome::Skipped(why) => json!({ "ran": false, "reason": why }),
+    };
     json!({
         "contract": "walsh-research-attestation/v1",
         "tool": "wr-feeds",
@@ -214,12 +248,13 @@ pub fn attestation(state_dir: &Path, now: i64) -> serde_json::Value {
         "generated": digest::rfc3339(now),
         "evidence": ev,
         "checks": checks,
+        "loopback": loopback,
         "vectors": vectors,
     })
 }
 
 /// `wr-feeds attest`.
-pub fn run(common: &Common) -> ExitCode {
+pub fn run(args: &AttestArgs, common: &Common) -> ExitCode {
     let ui = Ui::new(common.quiet, common.verbose);
     let cfg = match app::config(common, &Settings::default()) {
         Ok(c) => c,
@@ -228,7 +263,27 @@ pub fn run(common: &Common) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let doc = attestation(&cfg.state_dir, app::now_secs());
+    let wire = if args.offline_only {
+        Outcome::Skipped("--offline-only".to_string())
+    } else {
+        ui.detail(
+            1,
+            "loopback end-to-end run on 127.0.0.1 (a few seconds; --offline-only skips it)",
+        );
+        loopback::run()
+    };
+    match &wire {
+        Outcome::Ran(r) => ui.detail(
+            1,
+            &format!(
+                "loopback run: {} requests in {:.1} s",
+                r.requests,
+                r.elapsed.as_secs_f64()
+            ),
+        ),
+        Outcome::Skipped(why) => ui.detail(1, &format!("loopback run skipped: {why}")),
+    }
+    let doc = attestation(&cfg.state_dir, app::now_secs(), &wire);
     println!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
     ExitCode::SUCCESS
 }
@@ -239,10 +294,62 @@ mod tests {
 
     const PROVEN_OFFLINE: [&str; 8] = ["R1", "R2a", "R2b", "R2c", "R2d", "R3a", "R3c", "R5"];
 
+    fn offline() -> Outcome {
+        Outcome::Skipped("--offline-only".to_string())
+    }
+
+    /// A loopback outcome whose checks all pass, except those of `failing`.
+    fn ran(failing: &[&str]) -> Outcome {
+        let keys = [
+            "R1", "R2", "R2d", "R3", "R3b", "R4", "R5", "R6", "R7", "R8", "R9", "R10", "R11",
+        ];
+        Outcome::Ran(loopback::Report {
+            checks: keys
+                .iter()
+                .map(|&k| (k, vec![Check::new("wire", !failing.contains(&k), k.into())]))
+                .collect(),
+            requests: 1,
+            elapsed: std::time::Duration::from_secs(1),
+        })
+    }
+
+    #[test]
+    fn loopback_checks_decide_what_only_they_can_prove() {
+        let dir = std::env::temp_dir().join(format!("wr-attest-wire-{}", std::process::id()));
+        let doc = attestation(&dir, 1_779_580_800, &ran(&[]));
+        assert_eq!(doc["loopback"]["ran"], true);
+        for k in ["R3b", "R4", "R6", "R7", "R9", "R10", "R11"] {
+            assert_eq!(doc["requirements"][k], true, "{k}: {}", doc["evidence"][k]);
+        }
+        // R8's daily frequency is the scheduler's; R2, R3 and R13 need the
+        // live self-test.
+        for k in ["R8", "R2", "R3", "R13"] {
+            assert_eq!(doc["requirements"][k], false, "{k}");
+        }
+        // A failing wire check makes its requirement false, also where the
+        // offline checks alone would have proven it.
+        for k in ["R1", "R2d", "R5", "R4", "R6", "R11"] {
+            let doc = attestation(&dir, 1_779_580_800, &ran(&[k]));
+            assert_eq!(doc["requirements"][k], false, "{k}");
+            assert!(
+                doc["evidence"][k].as_str().unwrap().contains("FAILED"),
+                "{k}: {}",
+                doc["evidence"][k]
+            );
+        }
+        // Offline, the wire-only requirements say why they are false.
+        let doc = attestation(&dir, 1_779_580_800, &offline());
+        assert!(doc["evidence"]["R6"]
+            .as_str()
+            .unwrap()
+            .contains("did not run (--offline-only)"));
+    }
+
     #[test]
     fn offline_claims_hold_and_the_rest_is_false_with_a_reason() {
         let dir = std::env::temp_dir().join(format!("wr-attest-off-{}", std::process::id()));
-        let doc = attestation(&dir, 1_779_580_800);
+        let doc = attestation(&dir, 1_779_580_800, &offline());
+        assert_eq!(doc["loopback"]["ran"], false);
         for k in PROVEN_OFFLINE {
             assert_eq!(doc["requirements"][k], true, "{k}: {}", doc["evidence"][k]);
         }
@@ -292,7 +399,7 @@ mod tests {
         let now = 1_779_580_800;
         let live = ["R2", "R3", "R13"];
         let claims = |dir: &Path| {
-            let doc = attestation(dir, now);
+            let doc = attestation(dir, now, &offline());
             assert_eq!(doc["contract"], "walsh-research-attestation/v1");
             assert_eq!(doc["spec"], SPEC_VERSION);
             assert_eq!(doc["user_agent"], SPEC_USER_AGENT);

@@ -67,9 +67,19 @@ fn selftest_passes_against_the_replica_and_tags_operator_requests() {
         assert!(!r.url.contains("impl="), "{}", r.url);
     }
 
-    // attest: the vectors pass in-process; the recorded self-test ran
-    // against a replica, not https://wal.sh, so it proves nothing live.
-    let o = wr(&state, &[], &["attest"]);
+    // attest: the vectors and in-process checks pass, and so does the
+    // loopback run (even with a proxy in the environment: it connects
+    // directly to its own replica); the recorded self-test ran against a
+    // replica, not https://wal.sh, so it proves nothing live.
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_wr-feeds"))
+        .env("HTTP_PROXY", "http://192.0.2.1:3128")
+        .env("ALL_PROXY", "socks5://192.0.2.1:1080")
+        .env("NO_COLOR", "1")
+        .arg("--state-dir")
+        .arg(&state)
+        .arg("attest")
+        .output()
+        .expect("run wr-feeds");
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
     assert_eq!(v["contract"], "walsh-research-attestation/v1");
@@ -78,19 +88,42 @@ fn selftest_passes_against_the_replica_and_tags_operator_requests() {
         v["user_agent"],
         "Mozilla/5.0 (compatible; Walsh-Research/1.2; +https://wal.sh/bot/)"
     );
+    assert_eq!(v["loopback"]["ran"], true, "{}", v["loopback"]);
     let req = &v["requirements"];
-    // Proven in-process: vectors and the checks of cli/src/checks.rs.
-    for k in ["R1", "R2a", "R2b", "R2c", "R2d", "R3a", "R3c", "R5"] {
+    for k in [
+        "R1", "R2a", "R2b", "R2c", "R2d", "R3a", "R3b", "R3c", "R4", "R5", "R6", "R7", "R9", "R10",
+        "R11",
+    ] {
         assert_eq!(req[k], true, "{k}: {}", v["evidence"][k]);
     }
-    assert_eq!(req["R2"], false, "{}", v["evidence"]["R2"]);
-    assert_eq!(req["R3"], false);
-    assert_eq!(req["R4"], false, "seriality is not proven in-process");
-    assert!(v["checks"]["R2c"].as_array().is_some_and(|c| !c.is_empty()));
+    for k in ["R2", "R3", "R8", "R13"] {
+        assert_eq!(req[k], false, "{k}: {}", v["evidence"][k]);
+    }
     assert!(v["evidence"]["R3"]
         .as_str()
         .unwrap()
         .contains("not the canonical"));
+    assert!(v["checks"]["R2c"].as_array().is_some_and(|c| !c.is_empty()));
+
+    // --offline-only: what only the loopback run proves is false, and says so.
+    let o = wr(&state, &[], &["attest", "--offline-only"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+    assert_eq!(v["loopback"]["ran"], false);
+    for k in ["R1", "R2c", "R2d", "R3c", "R5"] {
+        assert_eq!(v["requirements"][k], true, "{k}: {}", v["evidence"][k]);
+    }
+    for k in ["R3b", "R4", "R6", "R7", "R9", "R10", "R11"] {
+        assert_eq!(v["requirements"][k], false, "{k}");
+        assert!(
+            v["evidence"][k]
+                .as_str()
+                .unwrap()
+                .contains("did not run (--offline-only)"),
+            "{k}: {}",
+            v["evidence"][k]
+        );
+    }
 }
 
 #[test]
