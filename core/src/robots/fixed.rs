@@ -9,11 +9,13 @@
 //! (R2c), and says so through [`FixedPolicy::overflowed`] and
 //! [`Verdict::overflow`]:
 //!
-//! * an Allow that does not fit is dropped (dropping an Allow can only deny
+//! * an Allow that does not fit (both of its forms, when its canonical and
+//!   Google's forms differ) is dropped (dropping an Allow can only deny
 //!   more);
 //! * a Disallow that does not fit whole is cut to what fits, keeping the
 //!   precedence of its full length: the cut pattern matches every path the
-//!   full one matched, with the same strength;
+//!   full one matched, with the same strength (when its two forms differ,
+//!   both are kept, each cut to a share of the room);
 //! * a Disallow with no slot left at all makes the set deny everything.
 
 use super::group::{events, RawRule, SelectSink, Selector};
@@ -73,6 +75,22 @@ impl<const RULES: usize, const BYTES: usize> FixedSet<RULES, BYTES> {
         ((start as u32, kept as u32), total)
     }
 
+    /// Appends up to `max` octets of a Disallow form as a prefix pattern,
+    /// which matches every path the full form matches.
+    fn push_cut(&mut self, max: usize, f: impl FnOnce(&mut dyn FnMut(u8))) -> (u32, u32) {
+        let (mut span, _) = self.push_form(max, f);
+        // A cut pattern must not stay anchored: its `$` is gone with the
+        // cut, so it matches as a prefix (a superset of the original). A
+        // `$` the cut leaves at the end was literal in the full value
+        // (`/a$b` cut to `/a$`) and would now anchor: drop it as well, and
+        // the one before it (`/a$$b` cut to `/a$$`).
+        while self.get(span).last() == Some(&b'$') {
+            span.1 -= 1;
+        }
+        self.arena.truncate(span.0 as usize + span.1 as usize);
+        span
+    }
+
     fn add(&mut self, r: RawRule<'_>) {
         let dollar = r.implied_dir;
         let form = |google: bool, out: &mut dyn FnMut(u8)| {
@@ -108,22 +126,34 @@ impl<const RULES: usize, const BYTES: usize> FixedSet<RULES, BYTES> {
             } else {
                 (spec, google)
             }
-        } else if spec_len <= room {
-            // Room for one form only: keep the canonical one for both
-            // readings. A Disallow stays as strong; an Allow may permit
-            // less in Google's reading, which only over-blocks.
+        } else if forms_agree(r.value) {
             self.lossy = true;
-            let (spec, _) = self.push_form(spec_len, |o| form(false, o));
-            (spec, spec)
+            if spec_len <= room {
+                let (spec, _) = self.push_form(spec_len, |o| form(false, o));
+                (spec, spec)
+            } else {
+                if r.kind == RuleKind::Allow {
+                    return;
+                }
+                let spec = self.push_cut(room, |o| form(false, o));
+                (spec, spec)
+            }
         } else {
+            // The readings differ, and each form matches paths the other
+            // does not: one form standing in for both could let an Allow
+            // win, or a Disallow miss, in the other reading. An Allow is
+            // dropped; a Disallow keeps both forms, each cut to its share
+            // of the room (a cut form matches more in its own reading).
             self.lossy = true;
             if r.kind == RuleKind::Allow {
                 return;
             }
-            let (spec, _) = self.push_form(room, |o| form(false, o));
-            // A cut pattern must not stay anchored: its `$` is gone with the
-            // cut, so it matches as a prefix (a superset of the original).
-            (spec, spec)
+            let google_share = google_len.min(room / 2);
+            let spec_share = spec_len.min(room - google_share);
+            let google_share = google_len.min(room - spec_share);
+            let spec = self.push_cut(spec_share, |o| form(false, o));
+            let google = self.push_cut(google_share, |o| form(true, o));
+            (spec, google)
         };
         let truncated = (spec.1 as usize) < spec_len;
         let rule = FixedRule {
@@ -172,6 +202,14 @@ impl<'s, const RULES: usize, const BYTES: usize> RuleSet<'s> for &'s FixedSet<RU
             match_all: r.match_all,
         }
     }
+}
+
+/// Whether a value's canonical form and Google's form are the same octets.
+fn forms_agree(value: &[u8]) -> bool {
+    let mut canonical = percent::Normalized::new(value);
+    let mut agree = true;
+    percent::google_form(value, |b| agree &= canonical.next_byte() == Some(b));
+    agree && canonical.next_byte().is_none()
 }
 
 /// The rules of one product token in fixed capacity: at most `RULES` rules
