@@ -105,6 +105,30 @@ impl Subject for Normalized<'_> {
     }
 }
 
+/// The literal segments between `*`s, as `split` would give them, found
+/// with `memchr`: a kilobyte-long literal is skipped at SIMD speed instead
+/// of octet by octet on every query.
+struct Segments<'p>(Option<&'p [u8]>);
+
+impl<'p> Iterator for Segments<'p> {
+    type Item = &'p [u8];
+
+    #[inline]
+    fn next(&mut self) -> Option<&'p [u8]> {
+        let rest = self.0?;
+        match memchr::memchr(b'*', rest) {
+            Some(i) => {
+                self.0 = Some(&rest[i + 1..]);
+                Some(&rest[..i])
+            }
+            None => {
+                self.0 = None;
+                Some(rest)
+            }
+        }
+    }
+}
+
 /// Whether `pattern` (a normalised rule value, possibly with `*` and a final
 /// `$`) matches `subject`. The empty pattern matches everything here; the
 /// caller gives it priority zero so it never decides (RFC 9309: an empty
@@ -114,8 +138,8 @@ pub fn matches<S: Subject>(pattern: &[u8], subject: S) -> bool {
         Some((b'$', rest)) => (rest, true),
         _ => (pattern, false),
     };
-    let mut segments = body.split(|&b| b == b'*');
-    // `split` always yields at least one (possibly empty) segment.
+    let mut segments = Segments(Some(body));
+    // Always at least one (possibly empty) segment.
     let first = segments.next().unwrap_or_default();
     let Some(mut cur) = subject.strip_prefix(first) else {
         return false;
@@ -169,6 +193,26 @@ mod tests {
         assert!(!both("/a*a$", "/a"));
         assert!(both("/$", "/"));
         assert!(both("/a$b", "/a$b/c"), "a `$` before the end is literal");
+    }
+
+    #[test]
+    fn segments_are_split_on_every_star() {
+        extern crate std;
+        use std::vec::Vec;
+        for p in [
+            &b""[..],
+            b"*",
+            b"**",
+            b"/a",
+            b"/a*",
+            b"*/a",
+            b"/a**b*",
+            b"/a*b*c",
+        ] {
+            let want: Vec<&[u8]> = p.split(|&b| b == b'*').collect();
+            let got: Vec<&[u8]> = Segments(Some(p)).collect();
+            assert_eq!(got, want, "{p:?}");
+        }
     }
 
     #[test]
