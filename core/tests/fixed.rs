@@ -118,7 +118,11 @@ fn rules_whose_two_readings_differ_never_under_block_when_squeezed() {
     // A Disallow kept in its canonical form only missed what Google's
     // reading denies.
     let body = b"User-agent: *\nDisallow: /%7e%4\n";
-    assert!(!Policy::parse(body, "Walsh-Research").check("/%7E%41").allowed);
+    assert!(
+        !Policy::parse(body, "Walsh-Research")
+            .check("/%7E%41")
+            .allowed
+    );
     let roomy = FixedPolicy::<4, 8>::parse(body, "Walsh-Research");
     let tight = FixedPolicy::<4, 3>::parse(body, "Walsh-Research");
     for (v, overflowed) in [

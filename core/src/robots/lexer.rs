@@ -183,7 +183,10 @@ pub fn directive(line: &[u8]) -> Directive<'_> {
     // Every field name we know starts with one of these letters, and the
     // key starts at the first non-blank octet. Anything else (HTML, prose,
     // comments, blank lines) is decided here without reading the rest.
-    let first = line.iter().find(|&&b| !is_ws(b)).map(|b| b.to_ascii_lowercase());
+    let first = line
+        .iter()
+        .find(|&&b| !is_ws(b))
+        .map(|b| b.to_ascii_lowercase());
     if !matches!(first, Some(b'u' | b'a' | b'd' | b'c' | b's')) {
         return Directive::Unknown;
     }
@@ -313,7 +316,12 @@ mod tests {
             (b"disallow: /a # b", d(b"/a")),
             (b"disallow#: /a", Directive::Unknown),
         ] {
-            assert_eq!(directive(line), want, "{:?}", line.utf8_chunks().collect::<Vec<_>>());
+            assert_eq!(
+                directive(line),
+                want,
+                "{:?}",
+                line.utf8_chunks().collect::<Vec<_>>()
+            );
         }
     }
 

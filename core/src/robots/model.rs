@@ -90,8 +90,9 @@ fn is_plain(value: &[u8]) -> bool {
     // Fixed-size chunks folded without an early exit vectorise; the
     // early exit per chunk keeps long non-plain values cheap too.
     value.chunks(16).all(|c| {
-        c.iter()
-            .fold(true, |ok, &b| ok & (b != b'%') & (b.wrapping_sub(0x21) < 0x5e))
+        c.iter().fold(true, |ok, &b| {
+            ok & (b != b'%') & (b.wrapping_sub(0x21) < 0x5e)
+        })
     })
 }
 
@@ -116,10 +117,7 @@ fn store(arena: &mut Vec<u8>, r: &RawRule<'_>) -> (StoredRule, bool) {
         let google_start = arena.len();
         percent::google_form(r.value, |b| arena.push(b));
         arena.extend(dollar);
-        let google = Span(
-            google_start as u32,
-            (arena.len() - google_start) as u32,
-        );
+        let google = Span(google_start as u32, (arena.len() - google_start) as u32);
         if google.get(arena) == spec.get(arena) {
             arena.truncate(google_start);
             (text, spec, spec, false)
@@ -563,7 +561,10 @@ mod tests {
         .to_vec();
         want.sort();
         assert_eq!(written, want);
-        assert!(p.has_alt, "`/é` and `/t%7e` read differently in Google's form");
+        assert!(
+            p.has_alt,
+            "`/é` and `/t%7e` read differently in Google's form"
+        );
         for (path, allowed) in [
             ("/a b", false),
             ("/a%20b", false),
