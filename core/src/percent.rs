@@ -80,6 +80,27 @@ pub fn google_form(raw: &[u8], mut out: impl FnMut(u8)) {
     }
 }
 
+/// The first `first`, `%` or octet that must be encoded in `hay`. Whole
+/// 32-octet blocks are tested without an early exit, which vectorises.
+fn find_escape_or(first: u8, hay: &[u8]) -> Option<usize> {
+    // 0x21..=0x7E is what `must_encode` lets through.
+    let hit =
+        |b: u8| u8::from(b == first) | u8::from(b == b'%') | u8::from(b.wrapping_sub(0x21) >= 0x5e);
+    let mut blocks = hay.chunks_exact(32);
+    let mut base = 0;
+    for block in &mut blocks {
+        if block.iter().fold(0u8, |any, &b| any | hit(b)) != 0 {
+            return block.iter().position(|&b| hit(b) != 0).map(|i| base + i);
+        }
+        base += 32;
+    }
+    blocks
+        .remainder()
+        .iter()
+        .position(|&b| hit(b) != 0)
+        .map(|i| base + i)
+}
+
 /// A lazily normalised view of a byte string: yields the canonical form
 /// without allocating, so a request path with escapes costs no heap.
 #[derive(Clone, Copy, Debug)]
@@ -156,6 +177,31 @@ impl<'a> Normalized<'a> {
             return Some(b'%');
         }
         Some(b)
+    }
+
+    /// Moves to the first position from which the next octet could be
+    /// `first`, skipping raw octets that cannot produce it, so that a
+    /// search on the view runs at `memchr` speed when `first` is rare.
+    /// Never skips a position whose output starts with `first`.
+    pub(crate) fn skip_to_candidate(&mut self, first: u8) {
+        if self.npending > 0 {
+            return;
+        }
+        let rest = self.raw.get(self.pos..).unwrap_or_default();
+        let skip = if self.verbatim {
+            memchr::memchr(first, rest)
+        } else if first == b'%' || first.is_ascii_digit() || (b'A'..=b'F').contains(&first) {
+            // Also produced by escapes and by encoded octets, which no
+            // single-octet search finds: a plain scan, still far cheaper
+            // than trying the segment at every position.
+            find_escape_or(first, rest)
+        } else {
+            // Any other octet comes out of a raw octet equal to it, or of
+            // an escape (`%` first); an octet that must be encoded comes
+            // out as `%` and upper-case hex digits only.
+            memchr::memchr2(first, b'%', rest)
+        };
+        self.pos += skip.unwrap_or(rest.len());
     }
 
     /// Whether nothing is left.

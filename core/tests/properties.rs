@@ -81,6 +81,37 @@ proptest! {
     }
 
     #[test]
+    fn lazy_view_matches_like_its_normalised_copy(
+        pattern in proptest::collection::vec(
+            prop::sample::select(vec!["a", "A", "b", "/", "*", "%", "%41", "%2F", "~", "E", "3", "$"]), 0..8),
+        path in proptest::collection::vec(
+            prop::sample::select(vec!["a", "A", "b", "/", "%", "%41", "%61", "%2f", "%7E", "~", "é", " ", "3", "E", "$"]), 0..40),
+    ) {
+        // The view skips ahead to octets that could start a segment; it
+        // must find exactly what a search on the normalised copy finds.
+        let pattern: Vec<u8> = pattern.concat().into_bytes();
+        let raw: Vec<u8> = path.concat().into_bytes();
+        let mut copy = Vec::new();
+        wr_core::percent::normalize_byte_stream(&raw, |b| copy.push(b));
+        prop_assert_eq!(
+            matches(&pattern, wr_core::percent::Normalized::new(&raw)),
+            matches(&pattern, copy.as_slice()),
+            "pattern {:?} path {:?}", String::from_utf8_lossy(&pattern), String::from_utf8_lossy(&raw));
+        let mut rooted = vec![b'/'];
+        rooted.extend_from_slice(&raw);
+        prop_assert_eq!(
+            matches(&pattern, wr_core::percent::Normalized::with_leading_slash(&raw, true)),
+            matches(&pattern, rooted.as_slice())
+        );
+        let mut rooted_copy = Vec::new();
+        wr_core::percent::normalize_byte_stream(&rooted, |b| rooted_copy.push(b));
+        prop_assert_eq!(
+            matches(&pattern, wr_core::percent::Normalized::with_leading_slash(&raw, false)),
+            matches(&pattern, rooted_copy.as_slice())
+        );
+    }
+
+    #[test]
     fn parsing_arbitrary_bytes_never_panics(body in proptest::collection::vec(any::<u8>(), 0..2000),
                                             path in ".{0,40}") {
         let p = Policy::parse(&body, "Walsh-Research");

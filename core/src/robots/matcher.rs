@@ -13,9 +13,11 @@
 //! of a path that carries percent escapes. On a slice each segment is found
 //! with SIMD searches (`memchr`, then a linear-time substring search), and
 //! each search starts where the previous one matched, so a whole match takes
-//! O(len(path) + len(pattern)). On a lazy view a segment search restarts at
-//! every octet: O(len(path) × len(pattern)) in the worst case, which is why
-//! the evaluator copies normalised paths to the stack when it can.
+//! O(len(path) + len(pattern)). On a lazy view a segment search skips to the
+//! next octet that could start the segment (at `memchr` speed when that
+//! octet is rare), but restarts there: O(len(path) × len(pattern)) in the
+//! worst case, which is why the evaluator copies normalised paths when it
+//! can.
 
 use crate::percent::Normalized;
 
@@ -77,12 +79,17 @@ impl Subject for Normalized<'_> {
         Some(self)
     }
     fn find_after(self, seg: &[u8]) -> Option<Self> {
+        let Some(&first) = seg.first() else {
+            return Some(self);
+        };
         let mut start = self;
+        start.skip_to_candidate(first);
         loop {
             if let Some(after) = start.strip_prefix(seg) {
                 return Some(after);
             }
             start.next_byte()?;
+            start.skip_to_candidate(first);
         }
     }
     fn ends_with(self, seg: &[u8]) -> bool {

@@ -210,6 +210,12 @@ impl Key {
 
 /// The rules of a model as the evaluator sees them, in the model's order.
 pub(crate) trait RuleSet<'a>: Copy {
+    /// Whether a request target too long for the stack copy may be copied
+    /// to the heap (see [`best_in_view`]); models without an allocator say
+    /// no and match such a target on the lazy view.
+    #[cfg(feature = "alloc")]
+    const HEAP_COPY: bool = false;
+
     /// Number of rules.
     fn len(self) -> usize;
     /// Whether rule `i`'s pattern in the spec's (or Google's) reading may
@@ -267,9 +273,10 @@ fn best_match<'a, R: RuleSet<'a>, S: matcher::Subject>(
 const SMALL_SUBJECT: usize = 256;
 
 /// [`best_match`] on a normalised view of the request target. Matching the
-/// view octet by octet costs O(path × segment) per `*` segment; a copy
-/// makes it linear. `SCRATCH` bounds the stack the copy may take; longer
-/// targets are matched on the view itself.
+/// view octet by octet costs up to O(path × segment) per `*` segment; a
+/// copy makes it linear. `SCRATCH` bounds the stack the copy may take;
+/// longer targets are copied to the heap when the model allows it, else
+/// matched on the view itself.
 fn best_in_view<'a, R: RuleSet<'a>, const SCRATCH: usize>(
     rules: R,
     view: percent::Normalized<'_>,
@@ -287,6 +294,13 @@ fn best_in_view<'a, R: RuleSet<'a>, const SCRATCH: usize>(
     } else if len <= SCRATCH {
         best_in_large_copy::<R, SCRATCH>(rules, view, len, sorted, google)
     } else {
+        // A target this long is rare and costs a pass over every rule
+        // anyway: one allocation is cheaper than the view's rescans.
+        #[cfg(feature = "alloc")]
+        if R::HEAP_COPY {
+            let mut buf = alloc::vec![0u8; len];
+            return best_in_copy(rules, view, &mut buf, sorted, google);
+        }
         let head = Key::from_octets(core::iter::from_fn({
             let mut v = view;
             move || v.next_byte()

@@ -40,7 +40,9 @@ struct StoredRule {
 ///
 /// Rules are kept sorted by precedence (longest first, Allow before Disallow
 /// on equal length), so the first matching rule decides and a query costs
-/// no allocation.
+/// no allocation (unless its target needs percent-normalising and is over
+/// 8 KiB once normalised: that one is copied to the heap to be matched in
+/// linear time).
 #[derive(Debug, Clone, Default)]
 pub struct Policy {
     arena: Vec<u8>,
@@ -285,11 +287,13 @@ impl Policy {
 }
 
 /// Stack octets a request target that needs percent-normalising may take
-/// while it is matched (see `decide`); longer targets are matched on a
-/// lazily normalised view, with no allocation either way.
+/// while it is matched (see `decide`); only a longer target costs an
+/// allocation.
 const POLICY_SCRATCH: usize = 8192;
 
 impl<'a> RuleSet<'a> for &'a Policy {
+    const HEAP_COPY: bool = true;
+
     #[inline]
     fn len(self) -> usize {
         self.rules.len()
