@@ -306,6 +306,22 @@ pub fn adversarial(scale: f64) -> Vec<Adversarial> {
             path,
         });
     }
+    // 5. Case 2 with a path that needs percent-normalising (one escape at
+    //    the end) and is over 8 KiB: the evaluator cannot match it as is.
+    {
+        let rules = s(1000);
+        let len = s(9000);
+        let mut body = String::from("User-agent: *\n");
+        for i in 0..rules {
+            body.push_str(&format!("Disallow: /*a*a*a*a*a*a*a*a*a*{i}z\n"));
+        }
+        let path = format!("/{}%41", "a".repeat(len));
+        out.push(Adversarial {
+            name: format!("rules{rules}x10stars_path{len}_escaped"),
+            body: Body::new("adv-many-stars-escaped", body.into_bytes()),
+            path,
+        });
+    }
     out
 }
 
