@@ -387,6 +387,21 @@ impl Gate {
         crate::throttle::spacing(delay).max(self.config.min_interval)
     }
 
+    /// When the next request to `host` may start as far as R4 and R5 go
+    /// (the later of the spacing after its last request and any hold), or
+    /// `None` for a host never asked and not held. A scheduling hint for
+    /// the caller; [`Gate::admit`] remains the only way to a request.
+    pub fn next_slot(&self, host: &str) -> Option<Timestamp> {
+        let state = self.hosts.get(host).copied().unwrap_or_default();
+        let spaced = state
+            .last_request
+            .map(|last| last.saturating_add(self.spacing(host)));
+        match (spaced, state.not_before) {
+            (Some(a), Some(b)) => Some(a.max(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
     fn throttle(&self, host: &str, now: Timestamp) -> Option<Decision<'_>> {
         let state = self.hosts.get(host).copied().unwrap_or_default();
         if let Some(until) = state.not_before.filter(|&t| t > now) {

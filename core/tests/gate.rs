@@ -353,3 +353,36 @@ fn invalid_urls_are_refused_not_guessed() {
         Err(Decision::Invalid(_))
     ));
 }
+
+#[test]
+fn next_slot_agrees_with_the_wait_the_gate_would_answer() {
+    let mut g = gate_with(&[("https://slow.test/", "User-agent: *\nCrawl-delay: 3\n")]);
+    assert_eq!(
+        g.next_slot("slow.test"),
+        None,
+        "unseen host: no slot to wait for"
+    );
+    g.admit("https://slow.test/a", T0).unwrap();
+    let spaced = T0.saturating_add(ms(3000));
+    assert_eq!(g.next_slot("slow.test"), Some(spaced));
+    assert_eq!(
+        g.check("https://slow.test/b", T0),
+        Decision::Wait {
+            until: spaced,
+            reason: WaitReason::Throttle
+        }
+    );
+    // A hold later than the spacing wins; an earlier one changes nothing.
+    g.hold_host(
+        "slow.test",
+        T0.saturating_add(ms(1000)),
+        WaitReason::Backoff,
+    );
+    assert_eq!(g.next_slot("slow.test"), Some(spaced));
+    let held = T0.saturating_add(ms(9000));
+    g.hold_host("slow.test", held, WaitReason::Backoff);
+    assert_eq!(g.next_slot("slow.test"), Some(held));
+    // A hold on a host never asked.
+    g.hold_host("new.test", held, WaitReason::Cooldown);
+    assert_eq!(g.next_slot("new.test"), Some(held));
+}

@@ -261,6 +261,8 @@ pub struct Pipeline {
     blocklist_state: BlocklistState,
     notices: Vec<String>,
     requests: u32,
+    /// Hosts sent a request since the scheduler last heard of them.
+    sent_to: Vec<String>,
 }
 
 impl fmt::Debug for Pipeline {
@@ -360,6 +362,7 @@ impl Pipeline {
             blocklist_state,
             notices: Vec::new(),
             requests: 0,
+            sent_to: Vec::new(),
         })
     }
 
@@ -435,6 +438,9 @@ impl Pipeline {
     ) -> Result<Result<Response, HttpError>, StoreError> {
         progress.event(Event::Request { url });
         self.requests += 1;
+        if !self.sent_to.iter().any(|h| h == permit.host()) {
+            self.sent_to.push(permit.host().to_string());
+        }
         let r = self.http.send(permit, url, req);
         // +1 ms: the clock reads whole milliseconds (floor); rounding the end
         // up keeps the next start strictly max(1 s, Crawl-delay) later.
@@ -1157,6 +1163,7 @@ impl Pipeline {
     ) -> Result<RunReport, PipelineError> {
         self.notices.clear();
         self.requests = 0;
+        self.sent_to.clear();
         let started = self.clock.now();
         let mut reports: Vec<Option<SourceReport>> = vec![None; sources.len()];
         let mut jobs: Vec<Option<Job>> = Vec::new();
@@ -1191,7 +1198,9 @@ impl Pipeline {
                 stage,
                 op: None,
             }));
-            sched.push(jobs.len() - 1, started);
+            if let Some(job) = jobs.last().and_then(Option::as_ref) {
+                self.queue(&mut sched, jobs.len() - 1, job, started);
+            }
         }
         let mut started_jobs = vec![false; jobs.len()];
         loop {
@@ -1209,10 +1218,19 @@ impl Pipeline {
                             name: &job.source.name,
                         });
                     }
-                    match self.step_job(&mut job, options, progress)? {
+                    let step = self.step_job(&mut job, options, progress)?;
+                    // Tell the scheduler when the hosts just asked free
+                    // again, so their other jobs sleep instead of waking
+                    // only to hear "wait" from the gate.
+                    for host in std::mem::take(&mut self.sent_to) {
+                        if let Some(at) = self.gate.next_slot(&host) {
+                            sched.host_free_at(&host, at);
+                        }
+                    }
+                    match step {
                         Step::Again(t) => {
+                            self.queue(&mut sched, j, &job, t);
                             jobs[j] = Some(job);
-                            sched.push(j, t);
                         }
                         Step::Done(report) => {
                             progress.event(Event::SourceDone {
@@ -1233,6 +1251,28 @@ impl Pipeline {
             notices: self.notices.clone(),
             requests: self.requests,
         })
+    }
+
+    /// Queues job `j` with the host its next request goes to, so the
+    /// scheduler can serve the host with the longest remaining chain first
+    /// (see [`crate::schedule`]). Only an ordering hint: the step itself
+    /// asks the gate.
+    fn queue(&self, sched: &mut Schedule<usize>, j: usize, job: &Job, ready_at: Timestamp) {
+        let url = match &job.op {
+            Some(FetchOp {
+                robots: Some(r), ..
+            }) => r.url.clone(),
+            Some(f) => f.url.clone(),
+            None => Self::stage_op(job).url,
+        };
+        match CoreUrl::parse(&url) {
+            Ok(u) => {
+                let host = host_key(&u);
+                let spacing = self.gate.spacing(&host);
+                sched.push_on(j, ready_at, &host, spacing);
+            }
+            Err(_) => sched.push(j, ready_at),
+        }
     }
 
     fn stage_op(job: &Job) -> FetchOp {
