@@ -322,6 +322,21 @@ fn describe(e: &ureq::Error) -> String {
         ureq::Error::Timeout(t) => format!("timed out ({t})"),
         ureq::Error::HostNotFound => "host not found".to_string(),
         ureq::Error::ConnectionFailed => "connection failed".to_string(),
+        // The resolver's and the OS's wording ("io: failed to lookup
+        // address information: ...") says little to someone reading a
+        // digest; name the usual cases, keep the detail.
+        ureq::Error::Io(io) => {
+            let detail = io.to_string();
+            match io.kind() {
+                std::io::ErrorKind::ConnectionRefused => "connection refused".to_string(),
+                std::io::ErrorKind::ConnectionReset => "connection reset by the server".to_string(),
+                std::io::ErrorKind::TimedOut => "timed out".to_string(),
+                _ if detail.contains("failed to lookup address") => {
+                    format!("host not found ({detail})")
+                }
+                _ => format!("i/o error: {detail}"),
+            }
+        }
         other => other.to_string(),
     }
 }
@@ -332,6 +347,25 @@ mod tests {
     use crate::config::Config;
     use wr_core::gate::{Gate, GateConfig};
     use wr_core::time::Timestamp;
+
+    #[test]
+    fn transport_errors_are_named_for_a_reader() {
+        use std::io::{Error, ErrorKind};
+        let io = |kind, msg: &str| describe(&ureq::Error::Io(Error::new(kind, msg.to_string())));
+        let dns = io(
+            ErrorKind::Other,
+            "failed to lookup address information: Name or service not known",
+        );
+        assert!(dns.starts_with("host not found ("), "{dns}");
+        assert!(dns.contains("Name or service not known"), "{dns}");
+        assert_eq!(
+            io(ErrorKind::ConnectionRefused, "os error 111"),
+            "connection refused"
+        );
+        assert_eq!(io(ErrorKind::TimedOut, "x"), "timed out");
+        assert_eq!(io(ErrorKind::Other, "odd"), "i/o error: odd");
+        assert_eq!(describe(&ureq::Error::HostNotFound), "host not found");
+    }
 
     /// A permit is for one URL: the shell refuses to spend it on another,
     /// even on the same host, before anything reaches the network (the
