@@ -178,6 +178,25 @@ pub fn cut_at_char_boundary(s: &[u8], max: usize) -> &[u8] {
     &s[..end]
 }
 
+/// Makes a cut Disallow value match at least what the whole value matched.
+///
+/// A prefix of a rule matches a superset of its paths, except where the cut
+/// leaves a `$` at the end (a literal `$` of the full value, `/a$b` cut to
+/// `/a$`, would now anchor: only `/a` would match) or splits a percent
+/// escape (`/a%41` cut to `/a%4`: the full value decodes to `/aA`, the cut
+/// one matches only a literal `%4`). Both are dropped, as often as they
+/// recur; what is left may be empty, which a cut rule reads as "match
+/// everything" (see `RawRule::cut_from`).
+fn superset_cut(mut v: &[u8]) -> &[u8] {
+    loop {
+        v = match v {
+            [rest @ .., b'$' | b'%'] => rest,
+            [rest @ .., b'%', h] if h.is_ascii_hexdigit() => rest,
+            _ => return v,
+        };
+    }
+}
+
 /// Reads one line (without its terminator).
 pub fn directive(line: &[u8]) -> Directive<'_> {
     // Every field name we know starts with one of these letters, and the
@@ -232,6 +251,12 @@ pub fn directive(line: &[u8]) -> Directive<'_> {
                     .filter(|&n| n > value.len())
             } else {
                 None
+            };
+            // A cut value must match every path the full one matched.
+            let value = if truncated_from.is_some() {
+                superset_cut(value)
+            } else {
+                value
             };
             Directive::Disallow {
                 value,
