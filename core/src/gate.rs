@@ -384,7 +384,7 @@ impl Gate {
             })
             .max()
             .map(|CrawlDelay(d)| d);
-        crate::throttle::spacing(delay).max(self.config.min_interval)
+        crate::throttle::spacing(delay).max(crate::throttle::ceil_millis(self.config.min_interval))
     }
 
     /// When the next request to `host` may start as far as R4 and R5 go

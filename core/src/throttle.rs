@@ -15,9 +15,24 @@ use crate::constants::MIN_REQUEST_INTERVAL;
 use crate::time::Timestamp;
 
 /// The minimum spacing between two requests to one host:
-/// `max(MIN_REQUEST_INTERVAL, crawl_delay)`.
+/// `max(MIN_REQUEST_INTERVAL, crawl_delay)`, rounded up to a whole
+/// millisecond ([`ceil_millis`]).
 pub fn spacing(crawl_delay: Option<Duration>) -> Duration {
-    crawl_delay.map_or(MIN_REQUEST_INTERVAL, |d| d.max(MIN_REQUEST_INTERVAL))
+    ceil_millis(crawl_delay.map_or(MIN_REQUEST_INTERVAL, |d| d.max(MIN_REQUEST_INTERVAL)))
+}
+
+/// `d` rounded up to a whole millisecond (saturating). Instants are
+/// milliseconds and adding a [`Duration`] to one drops its sub-millisecond
+/// part, so a fractional Crawl-delay such as `1.0005` would otherwise give
+/// slots 1000 ms apart, closer than the publisher asked (R2d, R4).
+pub fn ceil_millis(d: Duration) -> Duration {
+    if d.subsec_nanos() % 1_000_000 == 0 {
+        return d;
+    }
+    let whole = Duration::from_millis(u64::from(d.subsec_millis()) + 1);
+    Duration::from_secs(d.as_secs())
+        .checked_add(whole)
+        .unwrap_or(Duration::MAX)
 }
 
 /// The earliest instant of the next request to a host whose last request
@@ -55,6 +70,28 @@ mod tests {
             Duration::from_millis(1500)
         );
         assert_eq!(spacing(Some(Duration::MAX)), Duration::MAX);
+    }
+
+    #[test]
+    fn sub_millisecond_delays_round_up() {
+        let cd = Some(Duration::from_micros(1_000_500));
+        assert_eq!(spacing(cd), Duration::from_millis(1001));
+        assert_eq!(next_slot(Some(T0), cd), Some(Timestamp(T0.0 + 1001)));
+        assert_eq!(
+            wait(Some(T0), cd, Timestamp(T0.0 + 1000)),
+            Duration::from_millis(1)
+        );
+        let cd = Some(Duration::new(2, 1));
+        assert_eq!(spacing(cd), Duration::from_millis(2001));
+        assert_eq!(
+            ceil_millis(Duration::from_millis(1500)),
+            Duration::from_millis(1500)
+        );
+        assert_eq!(ceil_millis(Duration::MAX), Duration::MAX);
+        assert_eq!(
+            ceil_millis(Duration::new(u64::MAX, 999_000_001)),
+            Duration::MAX
+        );
     }
 
     #[test]

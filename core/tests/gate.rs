@@ -129,6 +129,27 @@ fn r4_unseen_host_goes_at_once_then_spacing_is_max_of_1s_and_crawl_delay() {
 }
 
 #[test]
+fn r4_a_sub_millisecond_crawl_delay_is_never_shortened() {
+    let mut g = gate_with(&[(
+        "https://frac.test/",
+        "User-agent: Walsh-Research\nCrawl-delay: 2.0005\n",
+    )]);
+    assert!(g.admit("https://frac.test/a", T0).is_ok());
+    // 2000 ms after the request is 0.5 ms short of the Crawl-delay.
+    assert_eq!(
+        g.admit("https://frac.test/b", T0.saturating_add(ms(2000))),
+        Err(Decision::Wait {
+            until: T0.saturating_add(ms(2001)),
+            reason: WaitReason::Throttle
+        })
+    );
+    assert_eq!(g.next_slot("frac.test"), Some(T0.saturating_add(ms(2001))));
+    assert!(g
+        .admit("https://frac.test/b", T0.saturating_add(ms(2001)))
+        .is_ok());
+}
+
+#[test]
 fn r4_every_request_to_a_host_counts_robots_and_operator_fetches_included() {
     let mut g = gate_with(&[]);
     let p = g.admit_robots("https://a.test/page", T0).unwrap();
