@@ -116,10 +116,15 @@ proptest! {
             cap: Duration::from_millis(cap_ms),
             max_retries: 5,
         };
-        let bound = 2u128
-            .checked_pow(attempt)
-            .and_then(|f| b.base.as_nanos().checked_mul(f))
-            .map_or(b.cap.as_nanos(), |n| n.min(b.cap.as_nanos()));
+        // base x 2^attempt, capped; zero stays zero however large 2^attempt.
+        let bound = if b.base.is_zero() {
+            0
+        } else {
+            2u128
+                .checked_pow(attempt)
+                .and_then(|f| b.base.as_nanos().checked_mul(f))
+                .map_or(b.cap.as_nanos(), |n| n.min(b.cap.as_nanos()))
+        };
         let d = b.delay(attempt, r);
         prop_assert!(d.as_nanos() <= bound, "{:?} > {} ns", d, bound);
         prop_assert_eq!(b.ceiling(attempt).as_nanos(), bound);
