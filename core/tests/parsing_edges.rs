@@ -67,3 +67,14 @@ fn only_the_first_500_kib_are_read() {
     let small = Policy::parse(head.as_bytes(), "Walsh-Research");
     assert!(!small.truncated());
 }
+
+#[test]
+fn merged_groups_keep_the_largest_crawl_delay() {
+    for body in [
+        "User-agent: Walsh-Research\nCrawl-delay: 5\nDisallow: /a\n\nUser-agent: walsh-research\nCrawl-delay: 2\n",
+        "User-agent: walsh-research\nCrawl-delay: 2\nDisallow: /a\n\nUser-agent: Walsh-Research\nCrawl-delay: 5\n",
+    ] {
+        let p = Policy::parse(body.as_bytes(), "Walsh-Research");
+        assert_eq!(p.crawl_delay().map(|d| d.0), Some(Duration::from_secs(5)), "{body}");
+    }
+}
