@@ -1203,9 +1203,28 @@ impl Pipeline {
             }
         }
         let mut started_jobs = vec![false; jobs.len()];
+        // R5: a wait longer than the run sleeps through (a host held by a
+        // long Retry-After or the one-hour cool-down, a huge Crawl-delay)
+        // is the gate's to turn into "deferred", never the scheduler's to
+        // sleep on. So when nothing is ready before `max_wait`, the job
+        // that would wake first is stepped now and asks the gate. If the
+        // gate answers a shorter wait after all, the run sleeps that wait
+        // (`early_wake`) before pulling again, so this never spins.
+        let mut early_wake: Option<Timestamp> = None;
         loop {
             let now = self.clock.now();
-            match sched.next(now) {
+            let mut pulled = false;
+            let next = match sched.next(now) {
+                Next::Sleep(t) if t > self.max_wait_end() => match early_wake.take() {
+                    Some(u) if u > now => Next::Sleep(u),
+                    _ => {
+                        pulled = true;
+                        sched.next(t)
+                    }
+                },
+                n => n,
+            };
+            match next {
                 Next::Idle => break,
                 Next::Sleep(t) => self.sleep_until(t, progress),
                 Next::Run(j) => {
@@ -1229,6 +1248,9 @@ impl Pipeline {
                     }
                     match step {
                         Step::Again(t) => {
+                            if pulled {
+                                early_wake = Some(t);
+                            }
                             self.queue(&mut sched, j, &job, t);
                             jobs[j] = Some(job);
                         }

@@ -1019,3 +1019,58 @@ fn kill_child() {
         &mut progress,
     );
 }
+
+/// R5: when one job's retries run out and its host is left alone for an
+/// hour, the other sources of that host are deferred at once; the run never
+/// sleeps through the cool-down (or a long Retry-After) because the
+/// scheduler was told the host frees in an hour.
+#[test]
+fn a_held_host_defers_its_other_sources_instead_of_sleeping() {
+    let server = TestServer::start(|r| match (r.host.as_str(), r.path()) {
+        ("wal.sh", _) => operator(r),
+        (_, "/robots.txt") => Reply::not_found(),
+        ("held.test", _) => Reply::new(503, "text/plain", "down"),
+        ("slow.test", _) => Reply::new(429, "text/plain", "later").header("Retry-After", "7200"),
+        _ => Reply::not_found(),
+    });
+    let clock = Arc::new(ManualClock::new(Timestamp::from_secs(1_780_000_000)));
+    let dir = state_dir("held");
+    let mut cfg = config(&dir, &server, &["held.test", "slow.test"]);
+    cfg.clock = clock.clone();
+    cfg.max_wait = Duration::from_secs(60);
+    cfg.backoff = wr_core::backoff::Backoff {
+        base: Duration::from_millis(10),
+        cap: Duration::from_millis(50),
+        max_retries: 1,
+    };
+    let mut p = Pipeline::open(cfg).unwrap();
+    let sources = [
+        src("a", "http://held.test/", Some("http://held.test/a")),
+        src("b", "http://held.test/b", Some("http://held.test/b.xml")),
+        src("c", "http://slow.test/", Some("http://slow.test/c")),
+        src("d", "http://slow.test/d", Some("http://slow.test/d.xml")),
+    ];
+    let rep = p.run(&sources, FORCE, &mut NoProgress).unwrap();
+    let ran = Duration::from_millis(rep.finished_at - rep.started_at);
+    assert!(
+        ran < Duration::from_secs(60),
+        "the run slept {ran:?} (virtual): {:#?}",
+        rep.sources
+    );
+    assert!(
+        rep.sources.iter().all(|s| matches!(
+            s.status,
+            SourceStatus::Failed { .. } | SourceStatus::Deferred { .. }
+        )),
+        "{:#?}",
+        rep.sources
+    );
+    assert!(
+        rep.sources
+            .iter()
+            .any(|s| matches!(&s.status, SourceStatus::Deferred { reason, .. } if reason.contains("cooling down"))),
+        "{:#?}",
+        rep.sources
+    );
+    assert_ua(&server.requests());
+}
