@@ -939,6 +939,10 @@ impl Pipeline {
                             f.hops += 1;
                             f.attempt = 0;
                             f.url = n.to_string();
+                            // Only the section 5 URL itself is exempt from
+                            // R3 and R2 (`admit_operator`); wherever it
+                            // redirects to is an ordinary hop: full gate.
+                            f.operator = false;
                             Step::Again(now)
                         }
                     });

@@ -1074,3 +1074,51 @@ fn a_held_host_defers_its_other_sources_instead_of_sleeping() {
     );
     assert_ua(&server.requests());
 }
+
+/// C6 for the operator's own resources: only the section 5 URL itself is
+/// exempt from R3 and R2; a redirect away from it goes through the full
+/// gate like any other hop (a blocked host is never contacted, a disallowed
+/// path never requested).
+#[test]
+fn operator_resource_redirects_are_gated() {
+    let mode = Arc::new(AtomicUsize::new(0));
+    let m = mode.clone();
+    let server = TestServer::start(move |r| match (r.host.as_str(), r.path()) {
+        ("wal.sh", "/.well-known/walsh-research/test-fixtures.json") => {
+            match m.load(Ordering::SeqCst) {
+                0 => Reply::redirect(302, "http://www.example.com/fixtures.json"),
+                1 => Reply::redirect(302, "http://mirror.test/private/fixtures.json"),
+                _ => Reply::redirect(302, "http://mirror.test/fixtures.json"),
+            }
+        }
+        ("wal.sh", _) => operator(r),
+        ("mirror.test", "/robots.txt") => robots_ok(),
+        (_, _) => Reply::new(200, "application/json", data("operator/test-fixtures.json")),
+    });
+    let dir = state_dir("op-redir");
+    let mut p = Pipeline::open(config(&dir, &server, &["www.example.com", "mirror.test"])).unwrap();
+    let path = wr_core::constants::TEST_FIXTURES_PATH;
+    let accept = Some("application/json");
+    let r = p.fetch_operator(path, accept, &mut NoProgress).unwrap();
+    assert!(
+        matches!(&r, Err(FetchError::DeniedBlocklist { domain, .. }) if domain == "example.com"),
+        "{r:?}"
+    );
+    mode.store(1, Ordering::SeqCst);
+    let r = p.fetch_operator(path, accept, &mut NoProgress).unwrap();
+    assert!(matches!(&r, Err(FetchError::DeniedRobots { .. })), "{r:?}");
+    mode.store(2, Ordering::SeqCst);
+    let r = p.fetch_operator(path, accept, &mut NoProgress).unwrap();
+    let f = r.unwrap();
+    assert_eq!(f.final_url, "http://mirror.test/fixtures.json");
+    let reqs = server.requests();
+    assert_ua(&reqs);
+    assert!(reqs.iter().all(|r| !r.host.ends_with("example.com")));
+    assert!(reqs.iter().all(|r| !r.path().starts_with("/private")));
+    let mirror: Vec<_> = reqs.iter().filter(|r| r.host == "mirror.test").collect();
+    assert_eq!(mirror[0].path(), "/robots.txt", "R2 before the hop");
+    assert!(
+        mirror.iter().all(|r| r.query().is_none()),
+        "no R13 tags off the operator's compliance URLs"
+    );
+}
