@@ -214,19 +214,26 @@ impl Http {
     }
 
     /// The URL as transmitted: R13 tags appended to compliance URLs.
+    ///
+    /// The tags are appended to the very string the gate judged (minus a
+    /// fragment, which is never sent); the URL is not re-serialised, so
+    /// the path on the wire is byte for byte the path R2 evaluated.
     pub fn wire_url(&self, url: &str) -> String {
         match &self.identity {
-            Some(id) if self.is_compliance_url(url) => match url::Url::parse(url) {
-                Ok(mut u) => {
-                    u.set_fragment(None);
-                    u.query_pairs_mut()
-                        .append_pair("impl", &id.implementation)
-                        .append_pair("sha", &id.sha)
-                        .append_pair("spec", &id.spec);
-                    u.to_string()
-                }
-                Err(_) => url.to_string(),
-            },
+            Some(id) if self.is_compliance_url(url) => {
+                let base = url.split_once('#').map_or(url, |(b, _)| b);
+                let tags = url::form_urlencoded::Serializer::new(String::new())
+                    .append_pair("impl", &id.implementation)
+                    .append_pair("sha", &id.sha)
+                    .append_pair("spec", &id.spec)
+                    .finish();
+                let sep = match base.split_once('?') {
+                    None => "?",
+                    Some((_, "")) => "",
+                    Some(_) => "&",
+                };
+                format!("{base}{sep}{tags}")
+            }
             _ => url.to_string(),
         }
     }

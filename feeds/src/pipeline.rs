@@ -207,7 +207,7 @@ impl FetchOp {
     fn new(url: &str, accept: Option<&'static str>) -> FetchOp {
         FetchOp {
             original: url.to_string(),
-            url: url.to_string(),
+            url: resolved(url),
             accept,
             conditional: true,
             operator: false,
@@ -306,6 +306,24 @@ fn blocklist_to_row(list: &Blocklist, at: Timestamp) -> BlocklistRow {
         updated: list.updated().to_string(),
         entries_json: serde_json::Value::Array(entries).to_string(),
         fetched_at: at,
+    }
+}
+
+/// The form of `url` that is judged and sent: parsed and serialised by the
+/// WHATWG parser (dot segments `.`, `..`, `%2e` removed, the host in
+/// punycode, percent-encoding made canonical), without the fragment.
+/// `/a/../private` and `/./private` name `/private`, and that is what
+/// servers (and the R13 tagging) act on, so R2 must judge that path, not
+/// the spelling it arrived in. Redirect hops already come out of
+/// `Url::join` in this form. A URL the parser refuses is left as it is
+/// (the gate then calls it invalid).
+fn resolved(url: &str) -> String {
+    match url::Url::parse(url) {
+        Ok(mut u) => {
+            u.set_fragment(None);
+            u.to_string()
+        }
+        Err(_) => url.to_string(),
     }
 }
 
@@ -1065,15 +1083,18 @@ impl Pipeline {
         url: &str,
         progress: &mut dyn Progress,
     ) -> Result<CheckReport, PipelineError> {
+        // Judged in the form that would be sent (see `resolved`); the
+        // report names the URL as the caller wrote it.
+        let target = resolved(url);
         let mut robots_tries = 0;
         loop {
             let now = self.clock.now();
-            if let Ok(u) = CoreUrl::parse(url) {
+            if let Ok(u) = CoreUrl::parse(&target) {
                 let host = host_key(&u);
                 let row = self.store.host(&host)?;
                 apply_host_row(&mut self.gate, &host, row, now);
             }
-            let verdict = own(self.gate.check(url, now));
+            let verdict = own(self.gate.check(&target, now));
             let report = match verdict {
                 Verdict::NeedBlocklist => {
                     self.refresh_blocklist(progress)?;
@@ -1082,7 +1103,7 @@ impl Pipeline {
                 Verdict::NeedRobots(robots) if robots_tries == 0 => {
                     robots_tries += 1;
                     let mut r = RobotsOp {
-                        target: url.to_string(),
+                        target: target.clone(),
                         url: robots,
                         hops: 0,
                     };
@@ -1127,7 +1148,7 @@ impl Pipeline {
                         Verdict::Wait { until, .. } => now.until(until).as_millis() as u64,
                         _ => 0,
                     };
-                    let (host, rule, line) = match CoreUrl::parse(url) {
+                    let (host, rule, line) = match CoreUrl::parse(&target) {
                         Ok(u) => {
                             let (rule, line) = match self.gate.robots_policy(&u) {
                                 Some((p, _)) => match p.check(u.path_and_query).rule {

@@ -1122,3 +1122,59 @@ fn operator_resource_redirects_are_gated() {
         "no R13 tags off the operator's compliance URLs"
     );
 }
+
+/// R2 against the URL that is sent: a URL with dot segments (`/./`, `/a/..`,
+/// `%2e`) names the same resource as its resolved form, which is what the
+/// R13 tagging and most servers act on. The gate must judge that form, so
+/// `Disallow: /private` covers `/./private/x`.
+#[test]
+fn dot_segments_cannot_slip_past_robots() {
+    let server = TestServer::start(|r| match (r.host.as_str(), r.path()) {
+        ("wal.sh", _) => operator(r),
+        ("dots.test", "/robots.txt") => robots_ok(),
+        _ => Reply::new(200, "text/markdown", "[a](https://dots.test/a)"),
+    });
+    let dir = state_dir("dots");
+    let mut p = Pipeline::open(config(&dir, &server, &["dots.test"])).unwrap();
+    for url in [
+        "http://wal.sh/research/bots/./dogfood-disallow",
+        "http://wal.sh/research/x/../bots/dogfood-disallow.md",
+        "http://dots.test/./private/x",
+        "http://dots.test/public/../private/x",
+        "http://dots.test/%2e/private/x",
+    ] {
+        let r = p.fetch_gated(url, None, &mut NoProgress).unwrap();
+        assert!(
+            matches!(&r, Err(FetchError::DeniedRobots { .. })),
+            "{url}: {r:?}"
+        );
+        let c = p.check(url, &mut NoProgress).unwrap();
+        assert!(
+            matches!(c, CheckReport::DeniedRobots { .. }),
+            "{url}: {c:?}"
+        );
+    }
+    let rep = p
+        .run(
+            &[src("dots", "http://dots.test/public/../private/feed", None)],
+            FORCE,
+            &mut NoProgress,
+        )
+        .unwrap();
+    assert!(
+        matches!(rep.sources[0].status, SourceStatus::DeniedRobots { .. }),
+        "{:?}",
+        rep.sources[0]
+    );
+    let reqs = server.requests();
+    assert_ua(&reqs);
+    for r in &reqs {
+        let t = r.target.to_ascii_lowercase();
+        assert!(
+            !t.contains("private") && !t.contains("dogfood-disallow"),
+            "requested {} {}",
+            r.host,
+            r.target
+        );
+    }
+}
