@@ -1401,10 +1401,7 @@ impl Pipeline {
                             })
                         } else {
                             match extract::feed(&resp.body, &final_url) {
-                                Ok(items) => {
-                                    self.store.put_validators(&final_url, accept, &validators("feed"), now)?;
-                                    Outcome::Items { method: Method::Feed, items, final_url }
-                                }
+                                Ok(items) => Outcome::Items { method: Method::Feed, items, final_url, validators: validators("feed") },
                                 Err(e) => Outcome::Status(SourceStatus::Failed {
                                     reason: format!("{final_url}: {e}"),
                                 }),
@@ -1414,14 +1411,10 @@ impl Pipeline {
                     (Stage::Page, 200..=299) => match kind {
                         ContentKind::Markdown => {
                             let items = extract::markdown(&String::from_utf8_lossy(&resp.body), &final_url);
-                            self.store.put_validators(&final_url, accept, &validators("markdown"), now)?;
-                            Outcome::Items { method: Method::Markdown, items, final_url }
+                            Outcome::Items { method: Method::Markdown, items, final_url, validators: validators("markdown") }
                         }
                         ContentKind::Feed => match extract::feed(&resp.body, &final_url) {
-                            Ok(items) => {
-                                self.store.put_validators(&final_url, accept, &validators("feed"), now)?;
-                                Outcome::Items { method: Method::Feed, items, final_url }
-                            }
+                            Ok(items) => Outcome::Items { method: Method::Feed, items, final_url, validators: validators("feed") },
                             Err(_) => Outcome::Next(Stage::LlmsTxt),
                         },
                         _ => {
@@ -1432,8 +1425,7 @@ impl Pipeline {
                     (Stage::LlmsTxt, 200..=299) => match kind {
                         ContentKind::Markdown | ContentKind::PlainText => {
                             let items = extract::markdown(&String::from_utf8_lossy(&resp.body), &final_url);
-                            self.store.put_validators(&final_url, accept, &validators("llms-txt"), now)?;
-                            Outcome::Items { method: Method::LlmsTxt, items, final_url }
+                            Outcome::Items { method: Method::LlmsTxt, items, final_url, validators: validators("llms-txt") }
                         }
                         ContentKind::Html => Outcome::Status(SourceStatus::LeftOut {
                             reason: format!("no feed, no markdown, and {final_url} answered HTML (never scraped, R9)"),
@@ -1463,10 +1455,16 @@ impl Pipeline {
                 method,
                 items,
                 final_url,
+                validators,
             } => {
-                let new =
-                    self.store
-                        .record_items(&name, method.as_str(), &final_url, &items, now)?;
+                let new = self.store.record_fetch(
+                    &name,
+                    method.as_str(),
+                    &final_url,
+                    &items,
+                    Some((&final_url, accept, &validators)),
+                    now,
+                )?;
                 SourceReport {
                     name: name.clone(),
                     status: SourceStatus::Ok {
@@ -1509,6 +1507,8 @@ enum Outcome {
         method: Method,
         items: Vec<Item>,
         final_url: String,
+        /// Stored with the items, in one transaction (R7, R11).
+        validators: Validators,
     },
     NotModified {
         method: Method,

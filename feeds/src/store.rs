@@ -390,19 +390,7 @@ impl Store {
         v: &Validators,
         at: Timestamp,
     ) -> Result<()> {
-        let r = if v.etag.is_none() && v.last_modified.is_none() {
-            self.conn.execute(
-                "DELETE FROM validators WHERE url = ?1 AND accept = ?2",
-                [url, accept],
-            )
-        } else {
-            self.conn.execute(
-                "INSERT OR REPLACE INTO validators(url, accept, etag, last_modified, kind, stored_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-                params![url, accept, v.etag, v.last_modified, v.kind, sql_ts(at)],
-            )
-        };
-        r.map(|_| ()).map_err(|e| self.err(e))
+        write_validators(&self.conn, url, accept, v, at).map_err(|e| self.err(e))
     }
 
     // ---- R8 and items ----------------------------------------------------------
@@ -451,12 +439,32 @@ impl Store {
         items: &[Item],
         at: Timestamp,
     ) -> Result<Vec<Item>> {
+        self.record_fetch(source, method, fetched_url, items, None, at)
+    }
+
+    /// [`Store::record_items`], storing in the same transaction the
+    /// validators `(url, accept, validators)` of the response the items
+    /// came from (R7). Never one without the other: validators committed
+    /// alone would turn the next run's answer into a 304 and hide items
+    /// that were never recorded.
+    pub fn record_fetch(
+        &mut self,
+        source: &str,
+        method: &str,
+        fetched_url: &str,
+        items: &[Item],
+        validators: Option<(&str, &str, &Validators)>,
+        at: Timestamp,
+    ) -> Result<Vec<Item>> {
         let path = self.path.clone();
         let err = move |e: rusqlite::Error| StoreError {
             path: path.clone(),
             reason: e.to_string(),
         };
         let tx = self.conn.transaction().map_err(&err)?;
+        if let Some((url, accept, v)) = validators {
+            write_validators(&tx, url, accept, v, at).map_err(&err)?;
+        }
         let mut new = Vec::new();
         for (pos, item) in items.iter().enumerate() {
             let known: bool = tx
@@ -532,6 +540,28 @@ impl Store {
             .map(|n| u64::try_from(n).unwrap_or(0))
             .map_err(|e| self.err(e))
     }
+}
+
+fn write_validators(
+    conn: &Connection,
+    url: &str,
+    accept: &str,
+    v: &Validators,
+    at: Timestamp,
+) -> rusqlite::Result<()> {
+    if v.etag.is_none() && v.last_modified.is_none() {
+        conn.execute(
+            "DELETE FROM validators WHERE url = ?1 AND accept = ?2",
+            [url, accept],
+        )?;
+    } else {
+        conn.execute(
+            "INSERT OR REPLACE INTO validators(url, accept, etag, last_modified, kind, stored_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            params![url, accept, v.etag, v.last_modified, v.kind, sql_ts(at)],
+        )?;
+    }
+    Ok(())
 }
 
 fn read_host(conn: &Connection, host: &str) -> rusqlite::Result<HostRow> {

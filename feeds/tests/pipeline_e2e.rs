@@ -1178,3 +1178,52 @@ fn dot_segments_cannot_slip_past_robots() {
         );
     }
 }
+
+/// R7 + R11: a feed's validators are committed with its items, never
+/// before them. A run that dies between the two (simulated: the items
+/// insert fails, as if the process were killed there) must not leave an
+/// ETag behind whose 304 would hide those items from every later run.
+#[test]
+fn validators_are_committed_with_the_items() {
+    let server = TestServer::start(|r| match (r.host.as_str(), r.path()) {
+        ("wal.sh", _) => operator(r),
+        (_, "/robots.txt") => Reply::not_found(),
+        ("etag.test", "/feed.xml") => {
+            if r.header("if-none-match") == Some("\"v1\"") {
+                Reply::status(304)
+            } else {
+                Reply::new(200, "application/rss+xml", data("feeds/rss_2.0_spec_1.xml"))
+                    .header("ETag", "\"v1\"")
+            }
+        }
+        _ => Reply::not_found(),
+    });
+    let dir = state_dir("atomic");
+    let cfg = config(&dir, &server, &["etag.test"]);
+    let sources = [src(
+        "etag",
+        "http://etag.test/",
+        Some("http://etag.test/feed.xml"),
+    )];
+    let mut p = Pipeline::open(cfg.clone()).unwrap();
+    let db = p.store().path().to_path_buf();
+    let c = rusqlite::Connection::open(&db).unwrap();
+    c.execute_batch(
+        "CREATE TRIGGER die BEFORE INSERT ON items BEGIN SELECT RAISE(ABORT, 'killed'); END;",
+    )
+    .unwrap();
+    assert!(p.run(&sources, FORCE, &mut NoProgress).is_err());
+    drop(p);
+    c.execute_batch("DROP TRIGGER die;").unwrap();
+    let mut p = Pipeline::open(cfg).unwrap();
+    let rep = p.run(&sources, FORCE, &mut NoProgress).unwrap();
+    assert_eq!(
+        rep.sources[0].status,
+        SourceStatus::Ok {
+            not_modified: false
+        },
+        "{:?}",
+        rep.sources[0]
+    );
+    assert!(!rep.sources[0].items.is_empty());
+}
