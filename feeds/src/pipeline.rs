@@ -655,11 +655,17 @@ impl Pipeline {
         let now = self.clock.now();
         let failure = match fetched {
             Ok(resp) if (200..300).contains(&resp.status) => {
+                // Compiled before it is cached: a schema under which no
+                // document can be validated is a failed refresh (the stale
+                // copy stays in use), never a replacement for a working one.
                 match serde_json::from_slice::<serde_json::Value>(&resp.body) {
-                    Ok(v) if v.is_object() => {
-                        self.store.put_schema(&url, &resp.body, now)?;
-                        return Ok(Some(v));
-                    }
+                    Ok(v) if v.is_object() => match blocklist_doc::compile_schema(&v) {
+                        Ok(_) => {
+                            self.store.put_schema(&url, &resp.body, now)?;
+                            return Ok(Some(v));
+                        }
+                        Err(e) => format!("{url}: {e}"),
+                    },
                     _ => format!("{url}: not a JSON schema object"),
                 }
             }

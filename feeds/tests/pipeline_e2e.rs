@@ -1227,3 +1227,75 @@ fn validators_are_committed_with_the_items() {
     );
     assert!(!rep.sources[0].items.is_empty());
 }
+
+/// R10: a refreshed standalone schema that does not compile is a refresh
+/// failure: the cached schema stays in use (logged), it is not replaced by
+/// one under which no blocklist can ever be adopted (which would freeze
+/// the list and leave new opt-outs unprotected for a week).
+#[test]
+fn a_broken_standalone_schema_does_not_replace_the_cached_one() {
+    let broken = Arc::new(AtomicUsize::new(0));
+    let b = broken.clone();
+    let list = |extra: bool| {
+        let mut v: serde_json::Value =
+            serde_json::from_slice(&data("operator/blocklist.json")).unwrap();
+        v.as_object_mut().unwrap().remove("schema");
+        if extra {
+            v["blocked"].as_array_mut().unwrap().push(serde_json::json!(
+                {"domain": "optout.test", "added": "2026-06-01", "reason": "email opt-out"}
+            ));
+        }
+        v.to_string()
+    };
+    let server = TestServer::start(move |r| match (r.host.as_str(), r.path()) {
+        ("wal.sh", "/.well-known/walsh-research/blocklist.json") => {
+            Reply::new(200, "application/json", list(b.load(Ordering::SeqCst) > 0))
+        }
+        ("wal.sh", "/.well-known/walsh-research/blocklist.schema.json")
+            if b.load(Ordering::SeqCst) > 0 =>
+        {
+            Reply::new(200, "application/schema+json", "{\"type\": 12}")
+        }
+        ("wal.sh", _) => operator(r),
+        (_, "/robots.txt") => Reply::not_found(),
+        _ => Reply::new(200, "text/markdown", "[x](https://optout.test/x)"),
+    });
+    let clock = Arc::new(ManualClock::new(Timestamp::from_secs(1_780_000_000)));
+    let dir = state_dir("schema");
+    let mut cfg = config(&dir, &server, &["optout.test"]);
+    cfg.clock = clock.clone();
+    let sources = [src("optout", "http://optout.test/", None)];
+    let mut p = Pipeline::open(cfg.clone()).unwrap();
+    let rep = p.run(&sources, FORCE, &mut NoProgress).unwrap();
+    assert!(
+        matches!(rep.blocklist, wr_feeds::BlocklistState::Fresh { .. }),
+        "{:?} {:?}",
+        rep.blocklist,
+        rep.notices
+    );
+    assert_eq!(
+        rep.sources[0].status,
+        SourceStatus::Ok {
+            not_modified: false
+        }
+    );
+    // Eight days on: the list adds optout.test, the schema endpoint breaks.
+    broken.store(1, Ordering::SeqCst);
+    clock.advance(Duration::from_secs(8 * 86_400));
+    server.clear();
+    let rep = p.run(&sources, FORCE, &mut NoProgress).unwrap();
+    assert!(
+        rep.notices
+            .iter()
+            .any(|n| n.contains("stale cached schema")),
+        "{:?}",
+        rep.notices
+    );
+    assert!(
+        matches!(rep.sources[0].status, SourceStatus::DeniedBlocklist { .. }),
+        "the new opt-out is honoured: {:?} {:?}",
+        rep.sources[0],
+        rep.notices
+    );
+    assert!(server.requests().iter().all(|r| r.host != "optout.test"));
+}
