@@ -244,6 +244,16 @@ pub fn operator(r: &Recorded) -> Reply {
 /// Every request carried the exact R1 User-Agent.
 pub fn assert_ua(reqs: &[Recorded]) {
     for r in reqs {
+        let n = r
+            .headers
+            .iter()
+            .filter(|(k, _)| k.eq_ignore_ascii_case("user-agent"))
+            .count();
+        assert_eq!(
+            n, 1,
+            "one User-Agent header: {} {}{}",
+            r.method, r.host, r.target
+        );
         assert_eq!(
             r.header("user-agent"),
             Some(wr_core::constants::USER_AGENT),
