@@ -153,6 +153,10 @@ pub fn run_digest(args: &RunArgs, common: &Common) -> ExitCode {
             ));
             return ExitCode::from(2);
         }
+        if let Err(e) = digest::check_writable(out) {
+            ui.error(&format!("cannot write {}: {e}", out.display()));
+            return ExitCode::from(2);
+        }
     }
     let cfg = match config(common, &file.settings) {
         Ok(c) => c,
@@ -224,7 +228,11 @@ pub fn run_digest(args: &RunArgs, common: &Common) -> ExitCode {
     match &output {
         Some(out) => {
             if let Err(e) = digest::write_atomic(out, text.as_bytes()) {
-                ui.error(&format!("cannot write {}: {e}", out.display()));
+                ui.error(&format!(
+                    "cannot write {}: {e}; this run's items are already recorded as seen \
+                     (`--all --force` lists them again)",
+                    out.display()
+                ));
                 return ExitCode::from(2);
             }
         }

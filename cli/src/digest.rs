@@ -247,10 +247,9 @@ pub fn rfc3339(unix_secs: i64) -> String {
     )
 }
 
-/// Writes `contents` to `path` atomically: a temporary file in the same
-/// directory, flushed to disk, then renamed over `path`. A reader sees
-/// the old digest or the new one, never half of one.
-pub fn write_atomic(path: &Path, contents: &[u8]) -> std::io::Result<()> {
+/// The temporary file [`write_atomic`] writes before renaming it over
+/// `path`: `.NAME.tmp-PID` in the same directory.
+fn temp_path(path: &Path) -> std::io::Result<std::path::PathBuf> {
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => std::path::PathBuf::from("."),
@@ -261,7 +260,28 @@ pub fn write_atomic(path: &Path, contents: &[u8]) -> std::io::Result<()> {
     let mut tmp_name = std::ffi::OsString::from(".");
     tmp_name.push(file_name);
     tmp_name.push(format!(".tmp-{}", std::process::id()));
-    let tmp = dir.join(tmp_name);
+    Ok(dir.join(tmp_name))
+}
+
+/// Checks, before anything is fetched, that [`write_atomic`] will be able
+/// to write `path`: it is not a directory and its temporary file can be
+/// created (and is removed again). A digest that cannot be written after
+/// the run would lose its new items, which the state already counts as
+/// seen.
+pub fn check_writable(path: &Path) -> std::io::Result<()> {
+    if path.is_dir() {
+        return Err(std::io::Error::other("it is a directory"));
+    }
+    let tmp = temp_path(path)?;
+    std::fs::File::create(&tmp)?;
+    std::fs::remove_file(&tmp)
+}
+
+/// Writes `contents` to `path` atomically: a temporary file in the same
+/// directory, flushed to disk, then renamed over `path`. A reader sees
+/// the old digest or the new one, never half of one.
+pub fn write_atomic(path: &Path, contents: &[u8]) -> std::io::Result<()> {
+    let tmp = temp_path(path)?;
     let result = (|| {
         let mut f = std::fs::File::create(&tmp)?;
         f.write_all(contents)?;

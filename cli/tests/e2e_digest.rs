@@ -404,3 +404,41 @@ fn import_writes_a_sources_file_the_digest_accepts() {
     );
     assert_eq!(o.status.code(), Some(2));
 }
+
+#[test]
+fn an_output_that_cannot_be_written_is_refused_before_any_fetch() {
+    let s = Sites::start();
+    let tmp = TempDir::new("output");
+    let state = tmp.path().join("state");
+    let src = tmp.write("sources.toml", SOURCES);
+    let src = src.to_str().unwrap();
+    // A directory where the digest file should go: refused up front, so
+    // no item is recorded as seen for a digest nobody will get.
+    let dir = tmp.path().join("digest.md");
+    std::fs::create_dir(&dir).unwrap();
+    let o = wr(&state, &s.hosts(), &["-o", dir.to_str().unwrap(), src]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(
+        err.contains("cannot write") && err.contains("digest.md"),
+        "{err}"
+    );
+    assert!(o.stdout.is_empty());
+    for h in s.hosts() {
+        assert!(h.requests().is_empty(), "{} was contacted", h.name);
+    }
+    // No temporary file is left behind by the check.
+    let left: Vec<_> = std::fs::read_dir(tmp.path())
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains(".tmp-"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+    // The next run with a usable path still lists every item as new.
+    let out = tmp.path().join("digest-ok.md");
+    let o = wr(&state, &s.hosts(), &["-o", out.to_str().unwrap(), src]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let md = std::fs::read_to_string(&out).unwrap();
+    assert_eq!(link_lines(&md, "Blog").len(), 2, "{md}");
+}
