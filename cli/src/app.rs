@@ -323,7 +323,9 @@ pub fn run_check(args: &CheckArgs, common: &Common) -> ExitCode {
                 1
             });
         }
-        println!("{line}");
+        if !crate::ui::print_out(&format!("{line}\n")) {
+            return ExitCode::from(2);
+        }
     }
     ExitCode::from(code)
 }
@@ -409,16 +411,18 @@ struct Tally<'a> {
     ui: &'a Ui,
     list: Vec<Expectation>,
     json: bool,
+    /// Standard output could not be written (e.g. a closed pipe).
+    out_failed: bool,
 }
 
 impl Tally<'_> {
     fn add(&mut self, requirement: &str, check: &str, outcome: &str, detail: String) {
-        if !self.json {
+        if !self.json && !self.out_failed {
             let word = outcome.to_ascii_uppercase();
-            println!(
-                "{}  {requirement:<4} {check}: {detail}",
+            self.out_failed = !crate::ui::print_out(&format!(
+                "{}  {requirement:<4} {check}: {detail}\n",
                 self.ui.verdict(&word)
-            );
+            ));
         }
         self.list.push(Expectation {
             requirement: requirement.into(),
@@ -501,6 +505,7 @@ pub fn run_selftest(args: &crate::SelftestArgs, common: &Common) -> ExitCode {
         ui: &Ui::new(common.quiet, common.verbose),
         list: Vec::new(),
         json: args.json,
+        out_failed: false,
     };
     const ACCEPT: Option<&str> = Some("text/markdown");
 
@@ -708,16 +713,23 @@ pub fn run_selftest(args: &crate::SelftestArgs, common: &Common) -> ExitCode {
         expectations: t.list,
     };
     let text = serde_json::to_string_pretty(&record).unwrap_or_default();
-    if args.json {
-        println!("{text}");
-    } else {
-        println!("{n_pass} passed, {n_fail} failed, {n_skip} skipped");
-    }
+    let out_failed = t.out_failed;
+    let printed = !out_failed
+        && if args.json {
+            crate::ui::print_out(&format!("{text}\n"))
+        } else {
+            crate::ui::print_out(&format!(
+                "{n_pass} passed, {n_fail} failed, {n_skip} skipped\n"
+            ))
+        };
     if let Err(e) = digest::write_atomic(&state_dir.join(SELFTEST_FILE), text.as_bytes()) {
         ui.warn(&format!(
             "cannot record the self-test in {}: {e}",
             state_dir.display()
         ));
+    }
+    if !printed {
+        return ExitCode::from(2);
     }
     ExitCode::from(if passed { 0 } else { 1 })
 }

@@ -284,7 +284,10 @@ pub fn run(args: &AttestArgs, common: &Common) -> ExitCode {
         Outcome::Skipped(why) => ui.detail(1, &format!("loopback run skipped: {why}")),
     }
     let doc = attestation(&cfg.state_dir, app::now_secs(), &wire);
-    println!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
+    let text = serde_json::to_string_pretty(&doc).unwrap_or_default();
+    if !crate::ui::print_out(&format!("{text}\n")) {
+        return ExitCode::from(2);
+    }
     ExitCode::SUCCESS
 }
 

@@ -235,7 +235,9 @@ fn run_import(args: &ImportArgs, common: &Common) -> ExitCode {
     let toml = sources::to_toml(&imp.sources, &header);
     match &args.output {
         None => {
-            print!("{toml}");
+            if !ui::print_out(&toml) {
+                return ExitCode::from(2);
+            }
         }
         Some(path) => {
             if path.exists() && !args.force {

@@ -6,6 +6,18 @@ use std::io::IsTerminal;
 use std::time::Duration;
 use wr_feeds::{Event, Progress};
 
+/// Writes `text` to standard output and flushes it. `false` when standard
+/// output is gone (a closed pipe, as in `wr-feeds check ... | head -1`, or
+/// a full disk): the caller stops and exits with status 2 instead of
+/// panicking the way `println!` does.
+pub fn print_out(text: &str) -> bool {
+    use std::io::Write;
+    let mut so = std::io::stdout().lock();
+    so.write_all(text.as_bytes())
+        .and_then(|()| so.flush())
+        .is_ok()
+}
+
 /// How much to say on stderr.
 pub struct Ui {
     /// `-q`: errors only.

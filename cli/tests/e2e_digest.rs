@@ -442,3 +442,51 @@ fn an_output_that_cannot_be_written_is_refused_before_any_fetch() {
     let md = std::fs::read_to_string(&out).unwrap();
     assert_eq!(link_lines(&md, "Blog").len(), 2, "{md}");
 }
+
+/// Runs `wr` with standard output on /dev/full, where every write fails.
+#[cfg(target_os = "linux")]
+fn wr_to_full(state: &std::path::Path, hosts: &[&Host], args: &[&str]) -> std::process::Output {
+    let full = std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .expect("/dev/full");
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_wr-feeds"));
+    cmd.env_remove("WR_STATE_DIR")
+        .env_remove("GITHUB_SHA")
+        .env("NO_COLOR", "1")
+        .env("WR_OPERATOR_BASE", "http://wal.test")
+        .arg("--state-dir")
+        .arg(state);
+    for h in hosts {
+        cmd.arg("--connect-to").arg(h.connect_to());
+    }
+    cmd.args(args).stdout(full);
+    cmd.output().expect("run wr-feeds")
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn an_unwritable_stdout_exits_2_without_a_panic() {
+    let s = Sites::start();
+    let tmp = TempDir::new("stdout");
+    let state = tmp.path().join("state");
+    let opml = tmp.write(
+        "subs.opml",
+        r#"<opml version="2.0"><body><outline text="B" xmlUrl="http://blog.test/rss.xml"/></body></opml>"#,
+    );
+    let src = tmp.write("sources.toml", SOURCES);
+    let runs: [&[&str]; 6] = [
+        &["import", opml.to_str().unwrap()],
+        &["check", "http://blog.test/rss.xml"],
+        &["selftest"],
+        &["selftest", "--json"],
+        &["attest", "--offline-only"],
+        &[src.to_str().unwrap()],
+    ];
+    for args in runs {
+        let o = wr_to_full(&state, &s.hosts(), args);
+        let err = stderr(&o);
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+    }
+}
