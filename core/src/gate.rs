@@ -15,7 +15,10 @@
 //! Admitting records the request instant, so throttling cannot be skipped.
 
 use crate::blocklist::{BlockedDomain, Blocklist};
-use crate::constants::{MIN_REQUEST_INTERVAL, ROBOTS_TTL, UA_TOKEN};
+use crate::constants::{
+    BLOCKLIST_PATH, BLOCKLIST_SCHEMA_PATH, MIN_REQUEST_INTERVAL, OPERATOR_BASE, ROBOTS_TTL,
+    TEST_FIXTURES_PATH, UA_TOKEN,
+};
 use crate::robots::{CrawlDelay, MatchedRule, Policy};
 use crate::time::Timestamp;
 use crate::url::{Url, UrlError};
@@ -37,6 +40,11 @@ pub struct GateConfig {
     pub robots_ttl: Duration,
     /// Minimum spacing between two requests to one host (R4).
     pub min_interval: Duration,
+    /// The operator's base URL (section 5; a mirror or test server in
+    /// tests). [`Gate::admit_operator`] admits only the section 5
+    /// resources under it, so the R4-only exemption cannot be spent on
+    /// anything else.
+    pub operator_base: String,
 }
 
 impl Default for GateConfig {
@@ -45,6 +53,7 @@ impl Default for GateConfig {
             token: UA_TOKEN.to_string(),
             robots_ttl: ROBOTS_TTL,
             min_interval: MIN_REQUEST_INTERVAL,
+            operator_base: OPERATOR_BASE.to_string(),
         }
     }
 }
@@ -124,6 +133,9 @@ pub enum WaitReason {
 pub enum Decision<'g> {
     /// The URL is not an absolute http(s) URL.
     Invalid(UrlError),
+    /// [`Gate::admit_operator`] was asked for something that is not one of
+    /// the operator's section 5 resources.
+    NotOperatorResource,
     /// R3: the host is on the operator blocklist.
     DenyBlocklist(&'g BlockedDomain),
     /// R2: robots.txt disallows the path; names the rule.
@@ -157,6 +169,9 @@ impl fmt::Display for Decision<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Decision::Invalid(e) => write!(f, "invalid URL: {e}"),
+            Decision::NotOperatorResource => {
+                f.write_str("not one of the operator's section 5 resources")
+            }
             Decision::DenyBlocklist(d) => {
                 write!(f, "denied by the operator blocklist (R3): {}", d.domain)
             }
@@ -547,7 +562,25 @@ impl Gate {
     /// Admits a request for an operator resource of section 5 (blocklist,
     /// schema, fixtures): only R4 applies, since the contract itself
     /// requires these fetches and R3 cannot be known before the blocklist.
+    ///
+    /// Only the exact URLs `operator_base` + the section 5 paths qualify
+    /// (blocklist, its schema, the test fixtures), and the operator's own
+    /// `/robots.txt` (where the section 16 canaries live; a robots.txt
+    /// fetch never needs R2): anything else, a redirect hop from one of
+    /// them included, must go through [`Gate::admit`].
     pub fn admit_operator(&mut self, url: &str, now: Timestamp) -> Result<Permit, Decision<'_>> {
+        let base = self.config.operator_base.trim_end_matches('/');
+        let is_resource = [
+            BLOCKLIST_PATH,
+            BLOCKLIST_SCHEMA_PATH,
+            TEST_FIXTURES_PATH,
+            "/robots.txt",
+        ]
+        .iter()
+        .any(|path| url.strip_prefix(base) == Some(*path));
+        if !is_resource {
+            return Err(Decision::NotOperatorResource);
+        }
         let parsed = Url::parse(url).map_err(Decision::Invalid)?;
         let host = host_key(&parsed);
         if self.throttle(&host, now).is_some() {

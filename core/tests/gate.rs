@@ -407,3 +407,51 @@ fn next_slot_agrees_with_the_wait_the_gate_would_answer() {
     g.hold_host("new.test", held, WaitReason::Cooldown);
     assert_eq!(g.next_slot("new.test"), Some(held));
 }
+
+#[test]
+fn the_operator_exemption_covers_only_the_section_5_resources() {
+    let mut g = Gate::new(GateConfig {
+        operator_base: "https://mirror.test/wr".to_string(),
+        ..GateConfig::default()
+    });
+    for path in [
+        "/.well-known/walsh-research/blocklist.json",
+        "/.well-known/walsh-research/blocklist.schema.json",
+        "/.well-known/walsh-research/test-fixtures.json",
+        "/robots.txt",
+    ] {
+        let url = format!("https://mirror.test/wr{path}");
+        // A fresh gate each time, so the slot is free.
+        let mut fresh = Gate::new(g.config().clone());
+        let p = fresh
+            .admit_operator(&url, T0)
+            .expect("a section 5 resource");
+        assert_eq!((p.url(), p.purpose()), (url.as_str(), Purpose::Operator));
+    }
+    for url in [
+        // Anything else on the operator host, another host's copy of the
+        // path, the default base when a mirror is configured, a prefix
+        // trick and a dot segment: all must go through `admit`.
+        "https://mirror.test/wr/research/bots/dogfood-disallow",
+        "https://example.com/.well-known/walsh-research/blocklist.json",
+        "https://wal.sh/.well-known/walsh-research/blocklist.json",
+        "https://mirror.test/wrx/.well-known/walsh-research/blocklist.json",
+        "https://mirror.test/wr/.well-known/walsh-research/blocklist.json?x",
+        "https://mirror.test/wr/./.well-known/walsh-research/blocklist.json",
+    ] {
+        assert_eq!(
+            g.admit_operator(url, T0),
+            Err(Decision::NotOperatorResource),
+            "{url}"
+        );
+    }
+    assert_eq!(
+        Gate::new(GateConfig::default())
+            .admit_operator(
+                "https://wal.sh/.well-known/walsh-research/blocklist.json",
+                T0
+            )
+            .map(|p| p.purpose()),
+        Ok(Purpose::Operator)
+    );
+}

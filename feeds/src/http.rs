@@ -380,7 +380,10 @@ mod tests {
     #[test]
     fn a_permit_covers_exactly_the_url_it_was_minted_for() {
         let http = Http::new(&Config::new(std::env::temp_dir())).unwrap();
-        let mut gate = Gate::new(GateConfig::default());
+        let mut gate = Gate::new(GateConfig {
+            operator_base: "https://op.invalid".to_string(),
+            ..GateConfig::default()
+        });
         gate.blocklist_failed(Timestamp(0));
         let req = Request {
             accept: None,
@@ -401,10 +404,17 @@ mod tests {
             ));
         }
         let op = gate
-            .admit_operator("https://op.invalid/blocklist.json", Timestamp(0))
+            .admit_operator(
+                "https://op.invalid/.well-known/walsh-research/blocklist.json",
+                Timestamp(0),
+            )
             .unwrap();
         assert!(matches!(
-            http.send(&op, "https://op.invalid/other.json", &req),
+            http.send(
+                &op,
+                "https://op.invalid/.well-known/walsh-research/x.json",
+                &req
+            ),
             Err(HttpError::NotPermitted { .. })
         ));
     }

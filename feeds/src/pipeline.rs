@@ -155,6 +155,9 @@ fn rule_text(kind: &str, pattern: &[u8]) -> String {
 fn own(d: Decision<'_>) -> Verdict {
     match d {
         Decision::Invalid(e) => Verdict::Invalid(e.to_string()),
+        Decision::NotOperatorResource => {
+            Verdict::Invalid(Decision::NotOperatorResource.to_string())
+        }
         Decision::DenyBlocklist(b) => Verdict::DenyBlocklist {
             domain: b.domain.clone(),
             reason: b.reason.clone(),
@@ -344,7 +347,10 @@ impl Pipeline {
         let http = Http::new(&config).map_err(PipelineError::Http)?;
         let clock = config.clock.clone();
         let now = clock.now();
-        let mut gate = Gate::new(GateConfig::default());
+        let mut gate = Gate::new(GateConfig {
+            operator_base: config.operator_base.clone(),
+            ..GateConfig::default()
+        });
         let mut blocklist_state = BlocklistState::Unknown;
         if let Some(row) = store.blocklist()? {
             if let Some(list) = blocklist_from_row(&row) {
