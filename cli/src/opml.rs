@@ -25,7 +25,7 @@ pub struct Import {
 
 fn attrs(reader: &Reader<&[u8]>, e: &BytesStart<'_>) -> Result<HashMap<String, String>, String> {
     let mut out = HashMap::new();
-    for a in e.attributes().with_checks(false) {
+    for a in e.attributes() {
         let a = a.map_err(|err| format!("malformed attribute: {err}"))?;
         let key = String::from_utf8_lossy(a.key.local_name().as_ref()).to_string();
         let value = a
@@ -52,6 +52,9 @@ pub fn import(text: &str) -> Result<Import, String> {
     let mut names: HashSet<String> = HashSet::new();
     let mut feeds: HashSet<String> = HashSet::new();
     let mut saw_opml = false;
+    // Elements open at this point (name, line): a document cut short (an
+    // interrupted download or copy) must not import as a shorter list.
+    let mut open: Vec<(String, usize)> = Vec::new();
     loop {
         let pos = reader.buffer_position();
         let ev = reader.read_event().map_err(|e| {
@@ -62,22 +65,46 @@ pub fn import(text: &str) -> Result<Import, String> {
             Event::Start(e) => (e, false),
             Event::Empty(e) => (e, true),
             Event::End(e) => {
+                open.pop();
                 if e.local_name().as_ref() == b"outline" {
                     stack.pop();
                 }
                 continue;
             }
-            Event::Eof => break,
+            Event::Eof => {
+                if let Some((name, line)) = open.last() {
+                    let (l, c) = crate::sources::line_col(text, text.len());
+                    return Err(format!(
+                        "{l}:{c}: malformed XML: the document ends before <{name}> \
+                         (opened on line {line}) is closed; is the file complete?"
+                    ));
+                }
+                break;
+            }
             _ => continue,
         };
+        let (line, _) = crate::sources::line_col(text, pos as usize);
         let local = e.local_name();
-        if local.as_ref() == b"opml" {
+        let tag = String::from_utf8_lossy(e.name().as_ref()).into_owned();
+        if open.is_empty() {
+            if saw_opml {
+                return Err(format!(
+                    "line {line}: malformed XML: a second root element <{tag}> after </opml>"
+                ));
+            }
+            if local.as_ref() != b"opml" {
+                return Err(format!(
+                    "not an OPML document (the root element is <{tag}>, not <opml>)"
+                ));
+            }
             saw_opml = true;
+        }
+        if !empty {
+            open.push((tag, line));
         }
         if local.as_ref() != b"outline" {
             continue;
         }
-        let (line, _) = crate::sources::line_col(text, pos as usize);
         let a = attrs(&reader, e).map_err(|m| format!("line {line}: {m}"))?;
         let label = a
             .get("title")
@@ -229,5 +256,30 @@ line	title" xmlUrl="https://d.example/rss"></outline>
         assert!(import("<rss><channel/></rss>").is_err());
         let e = import("<opml><body><outline text=\"x\" xmlUrl=\"https://a/\"></body></opml>");
         assert!(e.is_err(), "mismatched tags are an error");
+    }
+
+    #[test]
+    fn refuses_documents_that_are_not_well_formed() {
+        // Cut short: the feeds read so far must not become a shorter list.
+        let cut = "<?xml version=\"1.0\"?>\n<opml version=\"2.0\"><body>\n<outline text=\"A\" xmlUrl=\"https://a.example/feed\"/>\n<outline text=\"Folder\">\n";
+        let e = import(cut).unwrap_err();
+        assert!(e.contains("<outline> (opened on line 4)"), "{e}");
+        assert!(e.starts_with("5:1: malformed XML"), "{e}");
+        let e =
+            import("<opml><body><outline text=\"A\" xmlUrl=\"https://a.example/\"/>").unwrap_err();
+        assert!(e.contains("<body>"), "{e}");
+        // A second root, or a root that is not <opml>.
+        let e = import("<opml><body/></opml>\n<opml><body><outline text=\"A\" xmlUrl=\"https://a.example/\"/></body></opml>").unwrap_err();
+        assert!(e.starts_with("line 2: "), "{e}");
+        let e = import("<feeds><opml/><outline text=\"A\" xmlUrl=\"https://a.example/\"/></feeds>")
+            .unwrap_err();
+        assert!(e.contains("root element is <feeds>"), "{e}");
+        // A duplicated attribute is an XML error, not a choice between two titles.
+        let e = import("<opml><body><outline text=\"x\" text=\"y\" xmlUrl=\"https://a.example/\"/></body></opml>")
+            .unwrap_err();
+        assert!(e.starts_with("line 1: "), "{e}");
+        // Comments, processing instructions and a doctype around the root are fine.
+        let ok = import("\u{feff}<?xml version=\"1.0\"?>\n<!-- x -->\n<opml version=\"1.0\"><body><outline text=\"A\" xmlUrl=\"https://a.example/\"/></body></opml>\n<!-- end -->\n").unwrap();
+        assert_eq!(ok.sources.len(), 1);
     }
 }
