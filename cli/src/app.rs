@@ -38,8 +38,12 @@ pub(crate) fn config(common: &Common, settings: &Settings) -> Result<Config, Str
     let env_base = std::env::var("WR_OPERATOR_BASE")
         .ok()
         .filter(|v| !v.is_empty());
-    if let Some(base) = env_base.as_deref().or(settings.operator_base.as_deref()) {
-        cfg.set_operator_base(base).map_err(|e| e.to_string())?;
+    if let Some(base) = env_base.as_deref() {
+        cfg.set_operator_base(base)
+            .map_err(|e| format!("WR_OPERATOR_BASE: {e}"))?;
+    } else if let Some(base) = settings.operator_base.as_deref() {
+        cfg.set_operator_base(base)
+            .map_err(|e| format!("`operator_base` in [settings]: {e}"))?;
     }
     for c in &common.connect_to {
         cfg.connect_to

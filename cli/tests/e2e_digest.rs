@@ -490,3 +490,35 @@ fn an_unwritable_stdout_exits_2_without_a_panic() {
         assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
     }
 }
+
+#[test]
+fn a_bad_wr_operator_base_is_named_and_nothing_is_fetched() {
+    let s = Sites::start();
+    let tmp = TempDir::new("opbase");
+    let src = tmp.write("sources.toml", SOURCES);
+    for args in [
+        vec!["check", "http://blog.test/rss.xml"],
+        vec![src.to_str().unwrap()],
+        vec!["selftest"],
+    ] {
+        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_wr-feeds"));
+        cmd.env_remove("WR_STATE_DIR")
+            .env("NO_COLOR", "1")
+            .env("WR_OPERATOR_BASE", "ftp://wal.test")
+            .arg("--state-dir")
+            .arg(tmp.path().join("state"));
+        for h in s.hosts() {
+            cmd.arg("--connect-to").arg(h.connect_to());
+        }
+        let o = cmd.args(&args).output().unwrap();
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        let err = stderr(&o);
+        assert!(
+            err.contains("WR_OPERATOR_BASE") && err.contains("ftp://wal.test"),
+            "{args:?}: {err}"
+        );
+        for h in s.hosts() {
+            assert!(h.requests().is_empty(), "{} was contacted", h.name);
+        }
+    }
+}
