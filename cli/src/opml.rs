@@ -3,7 +3,7 @@
 //! Every `<outline>` with an `xmlUrl`, at any depth, becomes a source:
 //! `name` from `title` (else `text`, else the feed's host), `feed` from
 //! `xmlUrl`, `url` from `htmlUrl` when it is an http(s) URL (else the
-//! feed URL itself), `tags` from the enclosing folders (outlines without
+//! feed URL itself, with a warning when an `htmlUrl` was given), `tags` from the enclosing folders (outlines without
 //! `xmlUrl`) and the `category` attribute (comma-separated, `/`-paths).
 //! Names are made unique (`Name (2)`); a feed listed twice is kept once;
 //! outlines whose URLs are not http(s) are skipped with a warning.
@@ -133,11 +133,18 @@ pub fn import(text: &str) -> Result<Import, String> {
                 .push(format!("line {line}: skipped duplicate feed {feed}"));
             continue;
         }
-        let url = a
-            .get("htmlUrl")
-            .or_else(|| a.get("htmlurl"))
-            .and_then(|h| check_url(h).ok())
-            .unwrap_or_else(|| feed.clone());
+        let url = match a.get("htmlUrl").or_else(|| a.get("htmlurl")) {
+            Some(h) if !h.trim().is_empty() => match check_url(h) {
+                Ok(u) => u,
+                Err(m) => {
+                    out.warnings.push(format!(
+                        "line {line}: htmlUrl ignored ({m}); the source's url is its feed"
+                    ));
+                    feed.clone()
+                }
+            },
+            _ => feed.clone(),
+        };
         let mut tags: Vec<String> = Vec::new();
         let mut add = |t: &str| {
             let t = clean(t);
@@ -238,9 +245,16 @@ line	title" xmlUrl="https://d.example/rss"></outline>
         );
         // A non-http htmlUrl falls back to the feed.
         assert_eq!(imp.sources[2].url, "https://b.example/feed");
-        assert_eq!(imp.warnings.len(), 3, "{:?}", imp.warnings);
+        assert_eq!(imp.warnings.len(), 4, "{:?}", imp.warnings);
         assert!(imp.warnings.iter().any(|w| w.contains("duplicate feed")));
         assert!(imp.warnings.iter().any(|w| w.contains("gopher")));
+        assert!(
+            imp.warnings
+                .iter()
+                .any(|w| w.starts_with("line 10: htmlUrl ignored") && w.contains("javascript")),
+            "{:?}",
+            imp.warnings
+        );
     }
 
     #[test]
