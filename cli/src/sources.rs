@@ -108,15 +108,18 @@ impl fmt::Display for LoadError {
         )?;
         if let Some(s) = &self.snippet {
             let width = self.line.to_string().len();
+            // The caret sits under the column: tabs before it are kept so
+            // the terminal expands them the same way on both lines.
+            let pad: String = s
+                .chars()
+                .chain(std::iter::repeat(' '))
+                .take(self.column.saturating_sub(1))
+                .map(|c| if c == '\t' { '\t' } else { ' ' })
+                .collect();
             write!(
                 f,
-                "\n{:width$} |\n{} | {}\n{:width$} | {:>col$}",
-                "",
-                self.line,
-                s,
-                "",
-                "^",
-                col = self.column
+                "\n{:width$} |\n{} | {}\n{:width$} | {pad}^",
+                "", self.line, s, ""
             )?;
         }
         Ok(())
@@ -508,6 +511,16 @@ url = "http://b.example/blog"
         let s = e.to_string();
         assert!(s.starts_with("dir/sources.toml:3:7: "), "{s}");
         assert!(s.contains("url = \"gopher://x/\""), "{s}");
+    }
+
+    #[test]
+    fn caret_is_under_the_column_after_tabs() {
+        let s = p("[[source]]\n\tname = \"A\"\n\turl =\t\"ftp://x/\"\n")
+            .unwrap_err()
+            .to_string();
+        let lines: Vec<&str> = s.lines().collect();
+        assert_eq!(lines[2], "3 | \turl =\t\"ftp://x/\"", "{s}");
+        assert_eq!(lines[3], "  | \t     \t^", "{s}");
     }
 
     #[test]
