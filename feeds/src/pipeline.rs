@@ -529,9 +529,23 @@ impl Pipeline {
             validators,
             limit: BodyLimit::Fail(self.config.max_body),
         };
-        Ok(self
-            .send(&permit, url, &req, progress)?
-            .map_err(|e| e.to_string()))
+        let resp = self.send(&permit, url, &req, progress)?;
+        // R5 holds for the operator too: a rate-limited refresh keeps the
+        // last list (R3b) and is retried later, but the operator's
+        // Retry-After still binds every other request to its host.
+        if let Ok(r) = &resp {
+            if is_retryable_status(r.status) {
+                let now = self.clock.now();
+                let after = r
+                    .retry_after
+                    .as_deref()
+                    .and_then(|v| wr_core::retry_after::parse_retry_after(v, now).ok());
+                if let Some(d) = after {
+                    self.hold(permit.host(), now.saturating_add(d), false)?;
+                }
+            }
+        }
+        Ok(resp.map_err(|e| e.to_string()))
     }
 
     fn sleep_until(&mut self, until: Timestamp, progress: &mut dyn Progress) {

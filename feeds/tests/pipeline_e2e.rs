@@ -1299,3 +1299,66 @@ fn a_broken_standalone_schema_does_not_replace_the_cached_one() {
     );
     assert!(server.requests().iter().all(|r| r.host != "optout.test"));
 }
+
+/// R5 on the operator host: a rate-limited blocklist refresh (429 with
+/// Retry-After) keeps the run going on its fallback list, and nothing else
+/// is sent to the operator before the Retry-After has passed.
+#[test]
+fn an_operator_retry_after_holds_the_operator_host() {
+    let server = TestServer::start(|r| match (r.host.as_str(), r.path()) {
+        ("wal.sh", "/.well-known/walsh-research/blocklist.json") => {
+            Reply::new(429, "text/plain", "slow down").header("Retry-After", "120")
+        }
+        ("wal.sh", _) => operator(r),
+        (_, "/robots.txt") => Reply::not_found(),
+        ("ra-feeds.test", "/feed.xml") => {
+            Reply::new(200, "application/atom+xml", data("feeds/atom_spec_1.xml"))
+        }
+        _ => Reply::not_found(),
+    });
+    let clock = Arc::new(ManualClock::new(Timestamp::from_secs(1_780_000_000)));
+    let dir = state_dir("operator-retry-after");
+    let mut cfg = config(&dir, &server, &["ra-feeds.test"]);
+    cfg.clock = clock.clone();
+    cfg.max_wait = Duration::from_secs(60);
+    let mut p = Pipeline::open(cfg).unwrap();
+    let sources = [src(
+        "a",
+        "http://ra-feeds.test/",
+        Some("http://ra-feeds.test/feed.xml"),
+    )];
+    let rep = p.run(&sources, FORCE, &mut NoProgress).unwrap();
+    assert!(
+        matches!(rep.sources[0].status, SourceStatus::Ok { .. }),
+        "{:#?}",
+        rep.sources
+    );
+    let before = server.requests_to("wal.sh").len();
+    let fixtures = p
+        .fetch_operator(
+            "/.well-known/walsh-research/test-fixtures.json",
+            Some("application/json"),
+            &mut NoProgress,
+        )
+        .unwrap();
+    assert!(
+        fixtures.is_err(),
+        "the operator host is held for 120 s, longer than max_wait: {:?}",
+        fixtures.as_ref().map(|f| f.status)
+    );
+    assert_eq!(
+        server.requests_to("wal.sh").len(),
+        before,
+        "nothing more was sent to the operator during its Retry-After"
+    );
+    clock.advance(Duration::from_secs(121));
+    let fixtures = p
+        .fetch_operator(
+            "/.well-known/walsh-research/test-fixtures.json",
+            Some("application/json"),
+            &mut NoProgress,
+        )
+        .unwrap();
+    assert_eq!(fixtures.map(|f| f.status).ok(), Some(200));
+    assert_ua(&server.requests());
+}
