@@ -233,8 +233,8 @@ pub fn run_digest(args: &RunArgs, common: &Common) -> ExitCode {
         Some(out) => {
             if let Err(e) = digest::write_atomic(out, text.as_bytes()) {
                 ui.error(&format!(
-                    "cannot write {}: {e}; this run's items are already recorded as seen \
-                     (`--all --force` lists them again)",
+                    "cannot write {}: {e}; this run's new items stay pending and the next \
+                     digest lists them",
                     out.display()
                 ));
                 return ExitCode::from(2);
@@ -251,6 +251,13 @@ pub fn run_digest(args: &RunArgs, common: &Common) -> ExitCode {
                 return ExitCode::from(2);
             }
         }
+    }
+    // The digest is delivered: only now do its items stop being new.
+    if let Err(e) = pipeline.mark_reported(&report) {
+        ui.warn(&format!(
+            "the digest was written but its items could not be marked as reported ({e}); \
+             the next digest lists them again"
+        ));
     }
     let count = |st: Status| d.sources.iter().filter(|s| s.status == st).count();
     let items: usize = d.sources.iter().map(|s| s.items.len()).sum();

@@ -574,8 +574,13 @@ fn wire_scenario() -> Result<Wire, Setup> {
         let r = Pipeline::open(cfg)
             .map_err(|e| format!("cannot open the pipeline: {e}"))
             .and_then(|mut p| {
-                p.run(&srcs, RunOptions { force, all: false }, &mut NoProgress)
-                    .map_err(|e| format!("the run failed: {e}"))
+                let rep = p
+                    .run(&srcs, RunOptions { force, all: false }, &mut NoProgress)
+                    .map_err(|e| format!("the run failed: {e}"))?;
+                // As `wr-feeds` does once the digest is written.
+                p.mark_reported(&rep)
+                    .map_err(|e| format!("cannot mark the items reported: {e}"))?;
+                Ok(rep)
             });
         runs.push(r);
     }

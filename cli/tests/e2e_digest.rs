@@ -522,3 +522,36 @@ fn a_bad_wr_operator_base_is_named_and_nothing_is_fetched() {
         }
     }
 }
+
+/// Nothing lost: a digest that could not be delivered (standard output
+/// failing after the run) leaves its items new, and the next digest lists
+/// them, even though the feed itself now answers 304 or has nothing new.
+#[cfg(target_os = "linux")]
+#[test]
+fn items_of_an_undelivered_digest_are_listed_next_time() {
+    let s = Sites::start();
+    let tmp = TempDir::new("undelivered");
+    let state = tmp.path().join("state");
+    let src = tmp.write("sources.toml", SOURCES);
+    let src = src.to_str().unwrap();
+    let o = wr_to_full(&state, &s.hosts(), &[src]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let out = tmp.path().join("digest.md");
+    let o = wr(
+        &state,
+        &s.hosts(),
+        &["--force", "-o", out.to_str().unwrap(), src],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let md = std::fs::read_to_string(&out).unwrap();
+    assert_eq!(link_lines(&md, "Blog").len(), 2, "{md}");
+    // Delivered now: a third run has nothing new for the blog.
+    let o = wr(
+        &state,
+        &s.hosts(),
+        &["--force", "-o", out.to_str().unwrap(), src],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let md = std::fs::read_to_string(&out).unwrap();
+    assert!(link_lines(&md, "Blog").is_empty(), "{md}");
+}

@@ -41,8 +41,10 @@
 //!   after a failure / fail-open fallback: print the fallback loudly),
 //!   `sources: Vec<SourceReport>` in input order, `notices` (stale schema
 //!   used, ...), `requests` (count). A [`SourceReport`] has `name`,
-//!   `status: SourceStatus`, `items: Vec<Item>` (the items first seen in
-//!   this run, or with `all` every item currently offered), `method:
+//!   `status: SourceStatus`, `items: Vec<Item>` (the items not yet
+//!   reported: first seen in this run, or owed by a run whose digest was
+//!   never delivered; with `all` every item currently offered; call
+//!   [`Pipeline::mark_reported`] once they are delivered), `method:
 //!   Option<Method>` (`Feed`, `Markdown`, `LlmsTxt`), `fetched_url` (final
 //!   URL after redirects). [`SourceStatus`] is `Ok { not_modified }`,
 //!   `Skipped { last_run }` (R8, < 1 h ago, no `force`), `DeniedBlocklist`,

@@ -36,7 +36,8 @@
 //!   answered (each redirect hop looks up its own), with the representation
 //!   they belong to, so a 304 on a page known to be HTML goes on to
 //!   llms.txt. Items are kept per source keyed by canonical URL with
-//!   `first_seen`; "new" means first seen for that source.
+//!   `first_seen`; "new" means first seen for that source and not yet
+//!   reported delivered ([`Pipeline::mark_reported`]).
 //! * **R8**: `last_run` is recorded for every finished source except
 //!   deferred ones (so a deferred source is tried again next run).
 
@@ -1102,6 +1103,21 @@ impl Pipeline {
         Ok(Self::to_fetched(&url, end))
     }
 
+    /// Records that the items of `report` reached the reader (the digest
+    /// was written). Until this is called they stay pending and the next
+    /// run reports them again, so a run killed between fetching and
+    /// delivering loses nothing; calling it is the caller's promise that
+    /// the digest is safe.
+    pub fn mark_reported(&mut self, report: &RunReport) -> Result<(), PipelineError> {
+        self.store
+            .mark_reported(report.sources.iter().flat_map(|s| {
+                s.items
+                    .iter()
+                    .map(move |i| (s.name.as_str(), i.id.as_str()))
+            }))?;
+        Ok(())
+    }
+
     /// The gate's answer for `url` without requesting it. May fetch the
     /// blocklist and `url`'s robots.txt (waiting for their hosts' slots).
     pub fn check(
@@ -1507,7 +1523,9 @@ impl Pipeline {
                 items: if options.all {
                     self.store.offered_items(&name)?
                 } else {
-                    Vec::new()
+                    // Nothing new on the wire, but what a killed run
+                    // fetched and never delivered is still owed.
+                    self.store.pending_items(&name)?
                 },
                 method: Some(method),
                 fetched_url: Some(final_url),

@@ -61,7 +61,7 @@ CREATE TABLE IF NOT EXISTS sources(
 CREATE TABLE IF NOT EXISTS items(
   source TEXT NOT NULL, id TEXT NOT NULL, url TEXT NOT NULL, title TEXT NOT NULL,
   published TEXT, first_seen INTEGER NOT NULL, last_seen INTEGER NOT NULL,
-  position INTEGER NOT NULL, PRIMARY KEY (source, id));
+  position INTEGER NOT NULL, reported INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (source, id));
 ";
 
 /// A stored robots.txt.
@@ -134,6 +134,22 @@ fn ts(v: Option<i64>) -> Option<Timestamp> {
     v.map(|x| Timestamp(u64::try_from(x).unwrap_or(0)))
 }
 
+fn pending_in(conn: &Connection, source: &str) -> rusqlite::Result<Vec<Item>> {
+    let mut st = conn.prepare(
+        "SELECT url, title, published, id FROM items WHERE source = ?1 AND reported = 0
+         ORDER BY first_seen, position",
+    )?;
+    let rows = st.query_map([source], |r| {
+        Ok(Item {
+            url: r.get(0)?,
+            title: r.get(1)?,
+            published: r.get(2)?,
+            id: r.get(3)?,
+        })
+    })?;
+    rows.collect()
+}
+
 fn sql_ts(t: Timestamp) -> i64 {
     i64::try_from(t.0).unwrap_or(i64::MAX)
 }
@@ -169,6 +185,12 @@ impl Store {
         conn.pragma_update(None, "synchronous", "NORMAL")
             .map_err(err)?;
         conn.execute_batch(SCHEMA).map_err(err)?;
+        // Stores from before `reported` existed: what they hold was shown in
+        // an earlier digest.
+        if conn.prepare("SELECT reported FROM items LIMIT 0").is_err() {
+            conn.execute_batch("ALTER TABLE items ADD COLUMN reported INTEGER NOT NULL DEFAULT 1")
+                .map_err(err)?;
+        }
         Ok(Store { conn, path })
     }
 
@@ -430,7 +452,9 @@ impl Store {
     }
 
     /// Stores the items a source currently offers, in one transaction, and
-    /// returns those never seen before for this source (in order).
+    /// returns the source's items not yet reported ([`Store::mark_reported`]):
+    /// those never seen before, and any a killed run recorded but never
+    /// delivered (first seen first, then in document order).
     pub fn record_items(
         &mut self,
         source: &str,
@@ -465,20 +489,10 @@ impl Store {
         if let Some((url, accept, v)) = validators {
             write_validators(&tx, url, accept, v, at).map_err(&err)?;
         }
-        let mut new = Vec::new();
         for (pos, item) in items.iter().enumerate() {
-            let known: bool = tx
-                .query_row(
-                    "SELECT 1 FROM items WHERE source = ?1 AND id = ?2",
-                    [source, &item.id],
-                    |_| Ok(()),
-                )
-                .optional()
-                .map_err(&err)?
-                .is_some();
             tx.execute(
-                "INSERT INTO items(source, id, url, title, published, first_seen, last_seen, position)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6, ?7)
+                "INSERT INTO items(source, id, url, title, published, first_seen, last_seen, position, reported)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6, ?7, 0)
                  ON CONFLICT(source, id) DO UPDATE SET url = excluded.url, title = excluded.title,
                    published = excluded.published, last_seen = excluded.last_seen,
                    position = excluded.position",
@@ -493,9 +507,6 @@ impl Store {
                 ],
             )
             .map_err(&err)?;
-            if !known {
-                new.push(item.clone());
-            }
         }
         tx.execute(
             "INSERT INTO sources(name, method, fetched_url, offered_at) VALUES (?1, ?2, ?3, ?4)
@@ -504,8 +515,38 @@ impl Store {
             params![source, method, fetched_url, sql_ts(at)],
         )
         .map_err(&err)?;
+        let pending = pending_in(&tx, source).map_err(&err)?;
         tx.commit().map_err(&err)?;
-        Ok(new)
+        Ok(pending)
+    }
+
+    /// The source's items not yet reported (see [`Store::record_items`]).
+    pub fn pending_items(&self, source: &str) -> Result<Vec<Item>> {
+        pending_in(&self.conn, source).map_err(|e| self.err(e))
+    }
+
+    /// Marks these items of each source as reported: a digest holding them
+    /// has been delivered. Until then they stay pending, so a run killed
+    /// (or a digest that failed to write) between fetching and delivering
+    /// loses nothing: the next digest lists them. One transaction.
+    pub fn mark_reported<'a>(
+        &mut self,
+        items: impl IntoIterator<Item = (&'a str, &'a str)>,
+    ) -> Result<()> {
+        let path = self.path.clone();
+        let err = move |e: rusqlite::Error| StoreError {
+            path: path.clone(),
+            reason: e.to_string(),
+        };
+        let tx = self.conn.transaction().map_err(&err)?;
+        for (source, id) in items {
+            tx.execute(
+                "UPDATE items SET reported = 1 WHERE source = ?1 AND id = ?2",
+                [source, id],
+            )
+            .map_err(&err)?;
+        }
+        tx.commit().map_err(&err)
     }
 
     /// The items the source offered at its last successful fetch, in order.
@@ -578,4 +619,88 @@ fn read_host(conn: &Connection, host: &str) -> rusqlite::Result<HostRow> {
     )
     .optional()
     .map(|o| o.unwrap_or_default())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn item(id: &str) -> Item {
+        Item {
+            url: format!("https://a.test/{id}"),
+            title: id.to_string(),
+            published: None,
+            id: format!("https://a.test/{id}"),
+        }
+    }
+
+    #[test]
+    fn items_are_pending_until_reported() {
+        let dir = std::env::temp_dir().join(format!("wr-store-pending-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let mut s = Store::open(&dir).unwrap();
+        let new = s
+            .record_items(
+                "src",
+                "feed",
+                "https://a.test/f",
+                &[item("1"), item("2")],
+                Timestamp(1),
+            )
+            .unwrap();
+        assert_eq!(new.len(), 2);
+        // Not delivered: still owed, alongside anything new.
+        let new = s
+            .record_items(
+                "src",
+                "feed",
+                "https://a.test/f",
+                &[item("2"), item("3")],
+                Timestamp(2),
+            )
+            .unwrap();
+        let ids: Vec<&str> = new.iter().map(|i| i.title.as_str()).collect();
+        assert_eq!(ids, ["1", "2", "3"], "first seen first");
+        s.mark_reported([("src", "https://a.test/1"), ("src", "https://a.test/2")])
+            .unwrap();
+        let pending: Vec<String> = s
+            .pending_items("src")
+            .unwrap()
+            .into_iter()
+            .map(|i| i.title)
+            .collect();
+        assert_eq!(pending, ["3"]);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_store_from_before_reporting_treats_its_items_as_reported() {
+        let dir = std::env::temp_dir().join(format!("wr-store-migrate-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let old = Connection::open(dir.join(crate::config::DB_FILE)).unwrap();
+        old.execute_batch(
+            "CREATE TABLE items(
+               source TEXT NOT NULL, id TEXT NOT NULL, url TEXT NOT NULL, title TEXT NOT NULL,
+               published TEXT, first_seen INTEGER NOT NULL, last_seen INTEGER NOT NULL,
+               position INTEGER NOT NULL, PRIMARY KEY (source, id));
+             INSERT INTO items VALUES ('src', 'https://a.test/1', 'https://a.test/1', '1', NULL, 1, 1, 0);",
+        )
+        .unwrap();
+        drop(old);
+        let mut s = Store::open(&dir).unwrap();
+        assert!(s.pending_items("src").unwrap().is_empty());
+        let new = s
+            .record_items(
+                "src",
+                "feed",
+                "https://a.test/f",
+                &[item("1"), item("2")],
+                Timestamp(2),
+            )
+            .unwrap();
+        let ids: Vec<&str> = new.iter().map(|i| i.title.as_str()).collect();
+        assert_eq!(ids, ["2"]);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

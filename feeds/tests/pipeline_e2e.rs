@@ -136,6 +136,9 @@ fn full_run_then_conditional_run() {
     // Scheduling: 4 hosts x 2+ requests cost about one spacing, not four.
     assert!(first_run < Duration::from_millis(4_500), "{first_run:?}");
 
+    // The digest holding them was delivered.
+    p.mark_reported(&rep).unwrap();
+
     // R8: a second run within the hour is skipped without --force.
     server.clear();
     let rep = p
@@ -1360,5 +1363,62 @@ fn an_operator_retry_after_holds_the_operator_host() {
         )
         .unwrap();
     assert_eq!(fixtures.map(|f| f.status).ok(), Some(200));
+    assert_ua(&server.requests());
+}
+
+/// Nothing lost between fetching and delivering: items stay new until the
+/// caller says the digest holding them was delivered (`mark_reported`), so
+/// a run killed before the digest was written, or a digest that failed to
+/// write, owes them to the next digest, even when the feed answers 304.
+#[test]
+fn items_stay_new_until_their_digest_is_delivered() {
+    let server = TestServer::start(|r| match (r.host.as_str(), r.path()) {
+        ("wal.sh", _) => operator(r),
+        (_, "/robots.txt") => Reply::not_found(),
+        ("owed.test", "/feed.xml") => {
+            if r.header("if-none-match") == Some("\"v1\"") {
+                Reply::status(304)
+            } else {
+                Reply::new(200, "application/atom+xml", data("feeds/atom_spec_1.xml"))
+                    .header("ETag", "\"v1\"")
+            }
+        }
+        _ => Reply::not_found(),
+    });
+    let clock = Arc::new(ManualClock::new(Timestamp::from_secs(1_780_000_000)));
+    let dir = state_dir("owed");
+    let mut cfg = config(&dir, &server, &["owed.test"]);
+    cfg.clock = clock.clone();
+    let sources = [src(
+        "a",
+        "http://owed.test/",
+        Some("http://owed.test/feed.xml"),
+    )];
+    let ids = |rep: &wr_feeds::RunReport| -> Vec<String> {
+        rep.sources[0].items.iter().map(|i| i.id.clone()).collect()
+    };
+
+    // A run whose digest never reached the reader (the process died).
+    let first = Pipeline::open(cfg.clone())
+        .unwrap()
+        .run(&sources, FORCE, &mut NoProgress)
+        .unwrap();
+    assert!(!first.sources[0].items.is_empty());
+
+    // The next run gets a 304 but still owes those items.
+    clock.advance(Duration::from_secs(2 * 3600));
+    let mut p = Pipeline::open(cfg.clone()).unwrap();
+    let second = p.run(&sources, FORCE, &mut NoProgress).unwrap();
+    assert_eq!(
+        second.sources[0].status,
+        SourceStatus::Ok { not_modified: true }
+    );
+    assert_eq!(ids(&second), ids(&first));
+
+    // Delivered: from now on they are no longer new.
+    p.mark_reported(&second).unwrap();
+    clock.advance(Duration::from_secs(2 * 3600));
+    let third = p.run(&sources, FORCE, &mut NoProgress).unwrap();
+    assert!(third.sources[0].items.is_empty(), "{:?}", ids(&third));
     assert_ua(&server.requests());
 }
