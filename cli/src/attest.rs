@@ -118,6 +118,7 @@ pub fn attestation(state_dir: &Path, now: i64, wire: &Outcome) -> serde_json::Va
     checks.insert("R4", checks::r4());
     checks.insert("R5", checks::r5());
     checks.insert("R10", checks::r10_validation());
+    checks.insert("R12", checks::r12());
     let c = |k: &str| from_checks(checks.get(k).map_or(&[][..], |v| v.as_slice()));
     // The loopback run: required where only it can prove a part, added
     // where it observes on the wire what other checks already prove.
@@ -204,6 +205,7 @@ pub fn attestation(state_dir: &Path, now: i64, wire: &Outcome) -> serde_json::Va
         ("R9", vec![required("R9")]),
         ("R10", vec![c("R10"), required("R10")]),
         ("R11", vec![required("R11")]),
+        ("R12", vec![c("R12")]),
     ];
     let tagged = matches!(&live, Ok(s) if s.r13.is_some());
     let mut r13 = live_part();
@@ -295,7 +297,7 @@ pub fn run(args: &AttestArgs, common: &Common) -> ExitCode {
 mod tests {
     use super::*;
 
-    const PROVEN_OFFLINE: [&str; 8] = ["R1", "R2a", "R2b", "R2c", "R2d", "R3a", "R3c", "R5"];
+    const PROVEN_OFFLINE: [&str; 9] = ["R1", "R2a", "R2b", "R2c", "R2d", "R3a", "R3c", "R5", "R12"];
 
     fn offline() -> Outcome {
         Outcome::Skipped("--offline-only".to_string())

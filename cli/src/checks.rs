@@ -14,7 +14,8 @@ use std::time::Duration;
 use wr_core::backoff::{is_retryable_status, Backoff, BackoffStep};
 use wr_core::blocklist::{Blocklist, BlocklistError};
 use wr_core::constants::{
-    BACKOFF_CAP, DEFAULT_BACKOFF_BASE, DEFAULT_MAX_RETRIES, MIN_REQUEST_INTERVAL, UA_TOKEN,
+    BACKOFF_CAP, DEFAULT_BACKOFF_BASE, DEFAULT_MAX_RETRIES, MIN_REQUEST_INTERVAL, ROBOTS_TTL,
+    UA_TOKEN,
 };
 use wr_core::gate::{Decision, Gate, GateConfig};
 use wr_core::robots::fixed::FixedPolicy;
@@ -638,6 +639,106 @@ pub fn r4() -> Vec<Check> {
     ]
 }
 
+// ---- R12 -------------------------------------------------------------------
+
+/// What kind of answer the gate gave, for the R12 rows.
+fn kind(d: &Decision<'_>) -> &'static str {
+    match d {
+        Decision::Invalid(_) | Decision::NotOperatorResource => "Invalid",
+        Decision::DenyBlocklist(_) => "DenyBlocklist",
+        Decision::DenyRobots(_) => "DenyRobots",
+        Decision::NeedBlocklist => "NeedBlocklist",
+        Decision::NeedRobots(_) => "NeedRobots",
+        Decision::Deferred { .. } => "Deferred",
+        Decision::Wait { .. } => "Wait",
+        Decision::Ready => "Ready",
+    }
+}
+
+/// R12 block-on-refresh, as the gate answers around the instants the
+/// caller claims the caches go stale: robots.txt at `robots_stale` after it
+/// was fetched, the blocklist (refresh `PT6H`) at `list_stale` after it was
+/// adopted. Before: the cached copy answers; from then on: the refresh comes
+/// first, for an allowed path as for a disallowed one, while a stale list
+/// still blocks what it lists. (case, got, expected).
+pub fn refresh_rows(
+    robots_stale: Duration,
+    list_stale: Duration,
+) -> Vec<(String, &'static str, &'static str)> {
+    let at = |d: Duration| Timestamp(T0.0 + ms(d));
+    let before = |d: Duration| Timestamp((T0.0 + ms(d)).saturating_sub(1));
+    let Ok(list) = Blocklist::new(
+        "walsh-research-blocklist/v1",
+        Some("PT6H"),
+        [wr_core::blocklist::BlockedDomain::new(
+            "example.com",
+            "2026-05-23",
+            "opt-out",
+        )],
+    ) else {
+        return Vec::new();
+    };
+    // robots.txt fetched at T0; the blocklist adopted when asked, so only
+    // robots.txt's age matters.
+    let robots_at = |t: Timestamp, url: &str| {
+        let mut g = Gate::new(GateConfig::default());
+        g.blocklist_adopted(list.clone(), t);
+        if let Ok(u) = Url::parse("http://pub.test/") {
+            g.robots_fetched(&u, b"User-agent: *\nDisallow: /private\n", T0);
+        }
+        kind(&g.check(url, t))
+    };
+    let list_at = |t: Timestamp, url: &str| {
+        let mut g = Gate::new(GateConfig::default());
+        g.blocklist_adopted(list.clone(), T0);
+        kind(&g.check(url, t))
+    };
+    let private = "http://pub.test/private";
+    let open = "http://pub.test/open";
+    vec![
+        (
+            "disallowed path, robots.txt 1 ms before stale".into(),
+            robots_at(before(robots_stale), private),
+            "DenyRobots",
+        ),
+        (
+            "disallowed path, robots.txt stale".into(),
+            robots_at(at(robots_stale), private),
+            "NeedRobots",
+        ),
+        (
+            "allowed path, robots.txt stale".into(),
+            robots_at(at(robots_stale), open),
+            "NeedRobots",
+        ),
+        (
+            "other host, blocklist 1 ms before stale".into(),
+            list_at(before(list_stale), "http://new.test/"),
+            "NeedRobots",
+        ),
+        (
+            "other host, blocklist stale".into(),
+            list_at(at(list_stale), "http://new.test/"),
+            "NeedBlocklist",
+        ),
+        (
+            "listed host, blocklist stale".into(),
+            list_at(at(list_stale), "http://www.example.com/"),
+            "DenyBlocklist",
+        ),
+    ]
+}
+
+/// R12: block-on-refresh at the section 6 TTLs (robots.txt 24 h, the
+/// blocklist's own `refresh`).
+pub fn r12() -> Vec<Check> {
+    vec![compare(
+        "block-on-refresh",
+        "wr_core::gate::Gate::check around ROBOTS_TTL and the blocklist's refresh (PT6H)",
+        refresh_rows(ROBOTS_TTL, Duration::from_secs(6 * 3600)),
+    )]
+}
+
 // ---- R5 --------------------------------------------------------------------
 
 /// Uniform values in `[0, 1)` for the jitter checks (xorshift64*; fixed
@@ -962,9 +1063,24 @@ mod tests {
             ("R5", r5()),
             ("R3c", r3c()),
             ("R10", r10_validation()),
+            ("R12", r12()),
         ] {
             assert!(all_passed(&checks), "{req}: {}", evidence(&checks));
         }
+    }
+
+    #[test]
+    fn r12_fails_when_a_cache_answers_past_its_ttl_or_refreshes_early() {
+        let hour = Duration::from_secs(3600);
+        // Claiming robots.txt stale an hour before the TTL: the gate still
+        // answers from it there, so the rows disagree.
+        let early = refresh_rows(ROBOTS_TTL - hour, 6 * hour);
+        assert!(early.iter().any(|(_, got, want)| got != want), "{early:?}");
+        // Claiming the list stale an hour late: the gate already asks for it.
+        let late = refresh_rows(ROBOTS_TTL, 7 * hour);
+        assert!(late.iter().any(|(_, got, want)| got != want), "{late:?}");
+        let c = compare("r12", "wrong TTLs", early);
+        assert!(!c.passed, "{}", c.detail);
     }
 
     #[test]
