@@ -73,7 +73,7 @@ pub struct SourceReport {
     pub status: Status,
     /// Why, for anything but a plain `ok`.
     pub reason: Option<String>,
-    /// How the items were obtained: `feed`, `markdown` or `llms_txt`.
+    /// How the items were obtained: `feed`, `markdown` or `llms-txt`.
     pub method: Option<String>,
     /// Items (new ones, or all with `--all`).
     pub items: Vec<DigestItem>,

@@ -144,7 +144,11 @@ impl Progress for Ui {
                         duration.as_secs_f64()
                     ));
                 }
-                self.detail(2, &format!("waiting {:.1} s", duration.as_secs_f64()));
+                // Sub-50 ms waits (the clock's millisecond rounding) are
+                // noise, not a per-host wait worth a line.
+                if duration >= std::time::Duration::from_millis(50) {
+                    self.detail(2, &format!("waiting {:.1} s", duration.as_secs_f64()));
+                }
             }
             Event::SourceDone { name, status } => {
                 if let Some(b) = &self.bar {
