@@ -1519,6 +1519,5 @@ mod tests {
         ] {
             assert!(r.checks.contains_key(k), "{k}");
         }
-        assert!(r.elapsed < Duration::from_secs(10), "{:?}", r.elapsed);
     }
 }
