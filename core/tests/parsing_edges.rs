@@ -78,3 +78,101 @@ fn merged_groups_keep_the_largest_crawl_delay() {
         assert_eq!(p.crawl_delay().map(|d| d.0), Some(Duration::from_secs(5)), "{body}");
     }
 }
+
+/// A Disallow straddling the 500 KiB limit is read cut short: its start
+/// matches every path the whole rule matched, and it outranks the file's
+/// Allows, as the whole (longer) rule would have. A cut `$` or escape at
+/// the limit, and a split UTF-8 character, are dropped so the cut stays a
+/// superset. Dropping the line, as before, allowed all of `/a/b...`.
+#[test]
+fn a_disallow_straddling_the_limit_is_kept_cut_short() {
+    let build = |prefix: &str, straddler: &[u8]| -> Vec<u8> {
+        let mut body = String::from(prefix).into_bytes();
+        let cut = ROBOTS_MAX_BYTES - 12;
+        while body.len() < cut {
+            body.push(b'\n');
+        }
+        body.extend_from_slice(straddler);
+        body.extend_from_slice(b"\nDisallow: /late\n");
+        body
+    };
+    let prefix = "User-agent: *\nAllow: /a/b/c\nDisallow: /zz\n";
+    // 12 octets fit: "Disallow: /a" is read, "/b/c/d-secret" is not.
+    let body = build(prefix, b"Disallow: /a/b/c/d-secret");
+    let robots = wr_core::robots::Robots::parse(&body);
+    let fixed = wr_core::robots::fixed::FixedPolicy::<8, 256>::parse(&body, "Walsh-Research");
+    for (what, allowed) in [
+        (
+            "Policy",
+            Policy::parse(&body, "Walsh-Research")
+                .check("/a/b/c/d-secret")
+                .allowed,
+        ),
+        (
+            "Robots",
+            robots
+                .policy("Walsh-Research")
+                .check("/a/b/c/d-secret")
+                .allowed,
+        ),
+        ("FixedPolicy", fixed.check("/a/b/c/d-secret").allowed),
+    ] {
+        assert!(
+            !allowed,
+            "{what}: the cut Disallow must deny what the whole one denied"
+        );
+    }
+    let p = Policy::parse(&body, "Walsh-Research");
+    assert!(p.truncated());
+    assert!(
+        !p.check("/a/b/c").allowed,
+        "the cut rule outranks the Allow"
+    );
+    assert!(
+        p.check("/b").allowed,
+        "the cut rule is no wider than its prefix"
+    );
+    assert!(p.check("/late").allowed, "nothing after the limit is read");
+
+    // The cut leaves `/a%4` or `/a$`: both read as the prefix `/a`.
+    for straddler in [&b"Disallow: /a%41-rest"[..], b"Disallow: /a$bc-rest"] {
+        let body = build("User-agent: *\n", straddler);
+        let p = Policy::parse(&body, "Walsh-Research");
+        assert!(
+            !p.check("/aA-rest").allowed,
+            "{}",
+            String::from_utf8_lossy(straddler)
+        );
+        assert!(
+            !p.check("/a$bc-rest").allowed,
+            "{}",
+            String::from_utf8_lossy(straddler)
+        );
+    }
+    // A character split by the limit is not half kept: "Disallow: /é"
+    // where only the first octet of é fits reads as "/", denying all.
+    let mut s = b"Disallow: /".to_vec();
+    s.extend_from_slice("é-rest".as_bytes());
+    let body = build("User-agent: *\n", &s);
+    assert_eq!(body[ROBOTS_MAX_BYTES - 1], 0xC3);
+    let p = Policy::parse(&body, "Walsh-Research");
+    assert!(!p.check("/%C3%A9-rest").allowed);
+    assert!(!p.check("/x").allowed, "cut to `/`: a superset, denies all");
+
+    // Outside any group, or not a Disallow: nothing is read from the cut.
+    let body = build(
+        "User-agent: *\nDisallow: /zz\n",
+        b"Allow: /zz/open-and-more",
+    );
+    assert!(
+        !Policy::parse(&body, "Walsh-Research")
+            .check("/zz/open")
+            .allowed
+    );
+    let body = build("# no group\n", b"Disallow: /a/b/c/d-secret");
+    assert!(
+        Policy::parse(&body, "Walsh-Research")
+            .check("/a/b/c/d-secret")
+            .allowed
+    );
+}

@@ -258,12 +258,14 @@ impl<const RULES: usize, const BYTES: usize> Default for FixedPolicy<RULES, BYTE
 impl<const RULES: usize, const BYTES: usize> FixedPolicy<RULES, BYTES> {
     /// Parses `body` for `token`, keeping only the selected rules.
     pub fn parse(body: &[u8], token: &str) -> Self {
-        let (body, _) = limit(body);
+        let limited = limit(body);
         let mut policy = Self::default();
         let mut selector = Selector::new(token.as_bytes());
         {
             let mut sink = Sink(&mut policy);
-            events(body, |ev| selector.event(ev, &mut sink));
+            events(limited.head, limited.tail, |ev| {
+                selector.event(ev, &mut sink)
+            });
             selector.finish(&mut sink);
         }
         policy.use_named = selector.best > 0;

@@ -6,8 +6,9 @@
 //! and unknown lines between two User-agent lines leave them in one group.
 
 use super::agent::{match_len, product_token, AgentToken};
-use super::lexer::{lines, Directive};
+use super::lexer::{directive, lines, superset_cut, Directive};
 use super::{index_dir_prefix, CrawlDelay, RuleKind};
+use crate::constants::ROBOTS_MAX_BYTES;
 
 /// A rule as it appears in the file.
 #[derive(Debug, Clone, Copy)]
@@ -38,11 +39,15 @@ pub(crate) enum Event<'a> {
     Sitemap(#[cfg_attr(not(feature = "alloc"), allow(dead_code))] &'a [u8]),
 }
 
-/// Feeds the group events of `body` (already truncated) to `f`.
-pub(crate) fn events<'a>(body: &'a [u8], mut f: impl FnMut(Event<'a>)) {
+/// Feeds the group events of `body` (the whole lines kept of a truncated
+/// body) to `f`, then those of `tail`, the start of the line the 500 KiB
+/// limit cut (see `limit`).
+pub(crate) fn events<'a>(body: &'a [u8], tail: Option<&'a [u8]>, mut f: impl FnMut(Event<'a>)) {
     let mut in_group = false;
     let mut closed = false;
+    let mut last_line = 0;
     for line in lines(body) {
+        last_line = line.number;
         match line.directive {
             Directive::UserAgent(v) => {
                 if !in_group || closed {
@@ -95,6 +100,22 @@ pub(crate) fn events<'a>(body: &'a [u8], mut f: impl FnMut(Event<'a>)) {
             }
             Directive::Sitemap(v) if !v.is_empty() => f(Event::Sitemap(v)),
             _ => {}
+        }
+    }
+    // Only a Disallow may use the cut line: its start matches every path
+    // the whole value matched, and it keeps a precedence above any rule of
+    // the file (its real length is unknown, but it reached the limit), so
+    // it can only deny more (R2c). Anything else there is dropped: a cut
+    // Allow would permit more than its author wrote.
+    if let (Some(tail), true) = (tail, in_group) {
+        if let Directive::Disallow { value, .. } = directive(tail) {
+            f(Event::Rule(RawRule {
+                kind: RuleKind::Disallow,
+                line: last_line.saturating_add(1),
+                value: superset_cut(value),
+                cut_from: Some(ROBOTS_MAX_BYTES),
+                implied_dir: false,
+            }));
         }
     }
 }

@@ -187,7 +187,7 @@ pub fn cut_at_char_boundary(s: &[u8], max: usize) -> &[u8] {
 /// one matches only a literal `%4`). Both are dropped, as often as they
 /// recur; what is left may be empty, which a cut rule reads as "match
 /// everything" (see `RawRule::cut_from`).
-fn superset_cut(mut v: &[u8]) -> &[u8] {
+pub(crate) fn superset_cut(mut v: &[u8]) -> &[u8] {
     loop {
         v = match v {
             [rest @ .., b'$' | b'%'] => rest,

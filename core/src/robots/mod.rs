@@ -409,11 +409,27 @@ pub(crate) fn decide<'a, R: RuleSet<'a>, const SCRATCH: usize>(
     verdict(spec, false)
 }
 
-/// Cuts a body to [`ROBOTS_MAX_BYTES`]. A line straddling the limit is
-/// dropped whole: a cut Allow would permit more than its author wrote.
-pub(crate) fn limit(body: &[u8]) -> (&[u8], bool) {
+/// What is read of a body: the whole lines within [`ROBOTS_MAX_BYTES`],
+/// the start of a line straddling the limit (if any), and whether anything
+/// was cut off.
+pub(crate) struct Limited<'a> {
+    pub head: &'a [u8],
+    pub tail: Option<&'a [u8]>,
+    #[cfg_attr(not(feature = "alloc"), allow(dead_code))]
+    pub truncated: bool,
+}
+
+/// Cuts a body to [`ROBOTS_MAX_BYTES`]. The line straddling the limit is
+/// kept apart: only a Disallow may use it (see `group::events`), since a
+/// cut Allow would permit more than its author wrote, while a cut Disallow
+/// still denies at least what the whole one denied.
+pub(crate) fn limit(body: &[u8]) -> Limited<'_> {
     if body.len() <= ROBOTS_MAX_BYTES {
-        return (body, false);
+        return Limited {
+            head: body,
+            tail: None,
+            truncated: false,
+        };
     }
     let head = &body[..ROBOTS_MAX_BYTES];
     let end = if matches!(body[ROBOTS_MAX_BYTES], b'\n' | b'\r') {
@@ -423,7 +439,16 @@ pub(crate) fn limit(body: &[u8]) -> (&[u8], bool) {
             .rposition(|&b| b == b'\n' || b == b'\r')
             .map_or(0, |i| i + 1)
     };
-    (&body[..end], true)
+    // Never split a UTF-8 character: the octet after the limit tells
+    // whether one continues there.
+    let tail = lexer::cut_at_char_boundary(&body[end..], ROBOTS_MAX_BYTES - end);
+    // A CRLF split by the cut: the `\n` ends the last whole line.
+    let tail = tail.strip_prefix(b"\n").unwrap_or(tail);
+    Limited {
+        head: &body[..end],
+        tail: (!tail.is_empty()).then_some(tail),
+        truncated: true,
+    }
 }
 
 /// Whether an Allow value names a directory index (`/dir/index.html`,

@@ -3,7 +3,7 @@
 
 use super::agent::AgentToken;
 use super::group::{events, Event, RawRule, SelectSink, Selector};
-use super::{decide, limit, CrawlDelay, Key, RuleKind, RuleSet, RuleView, Verdict};
+use super::{decide, limit, CrawlDelay, Key, Limited, RuleKind, RuleSet, RuleView, Verdict};
 use crate::constants::UA_TOKEN;
 use crate::percent;
 use alloc::vec::Vec;
@@ -225,10 +225,14 @@ impl Policy {
     /// Parses `body` keeping only what applies to `token` (section 9.1.3).
     /// Never fails; bodies over 500 KiB are cut (section 9.1.1).
     pub fn parse(body: &[u8], token: &str) -> Policy {
-        let (body, truncated) = limit(body);
+        let Limited {
+            head,
+            tail,
+            truncated,
+        } = limit(body);
         let mut builder = PolicyBuilder::default();
         let mut selector = Selector::new(token.as_bytes());
-        events(body, |ev| selector.event(ev, &mut builder));
+        events(head, tail, |ev| selector.event(ev, &mut builder));
         selector.finish(&mut builder);
         builder.finish(selector.best, truncated)
     }
@@ -372,12 +376,16 @@ pub struct Robots {
 impl Robots {
     /// Parses `body`. Never fails; bodies over 500 KiB are cut.
     pub fn parse(body: &[u8]) -> Robots {
-        let (body, truncated) = limit(body);
+        let Limited {
+            head,
+            tail,
+            truncated,
+        } = limit(body);
         let mut r = Robots {
             truncated,
             ..Robots::default()
         };
-        events(body, |ev| match ev {
+        events(head, tail, |ev| match ev {
             Event::GroupStart(line) => {
                 let a = r.agents.len() as u32;
                 let n = r.rules.len() as u32;
