@@ -1270,27 +1270,9 @@ impl Pipeline {
             }
         }
         let mut started_jobs = vec![false; jobs.len()];
-        // R5: a wait longer than the run sleeps through (a host held by a
-        // long Retry-After or the one-hour cool-down, a huge Crawl-delay)
-        // is the gate's to turn into "deferred", never the scheduler's to
-        // sleep on. So when nothing is ready before `max_wait`, the job
-        // that would wake first is stepped now and asks the gate. If the
-        // gate answers a shorter wait after all, the run sleeps that wait
-        // (`early_wake`) before pulling again, so this never spins.
-        let mut early_wake: Option<Timestamp> = None;
         loop {
             let now = self.clock.now();
-            let mut pulled = false;
-            let next = match sched.next(now) {
-                Next::Sleep(t) if t > self.max_wait_end() => match early_wake.take() {
-                    Some(u) if u > now => Next::Sleep(u),
-                    _ => {
-                        pulled = true;
-                        sched.next(t)
-                    }
-                },
-                n => n,
-            };
+            let next = sched.next(now);
             match next {
                 Next::Idle => break,
                 Next::Sleep(t) => self.sleep_until(t, progress),
@@ -1307,17 +1289,19 @@ impl Pipeline {
                     let step = self.step_job(&mut job, options, progress)?;
                     // Tell the scheduler when the hosts just asked free
                     // again, so their other jobs sleep instead of waking
-                    // only to hear "wait" from the gate.
+                    // only to hear "wait" from the gate. Not a slot beyond
+                    // what the run waits for (a long Retry-After, the R5
+                    // cool-down): that wait is the gate's to turn into
+                    // "deferred", never the scheduler's to sleep on, so
+                    // those jobs wake as queued and hear it from the gate.
+                    let horizon = self.max_wait_end();
                     for host in std::mem::take(&mut self.sent_to) {
-                        if let Some(at) = self.gate.next_slot(&host) {
+                        if let Some(at) = self.gate.next_slot(&host).filter(|&at| at <= horizon) {
                             sched.host_free_at(&host, at);
                         }
                     }
                     match step {
                         Step::Again(t) => {
-                            if pulled {
-                                early_wake = Some(t);
-                            }
                             self.queue(&mut sched, j, &job, t);
                             jobs[j] = Some(job);
                         }
