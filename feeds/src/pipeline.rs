@@ -1272,8 +1272,7 @@ impl Pipeline {
         let mut started_jobs = vec![false; jobs.len()];
         loop {
             let now = self.clock.now();
-            let next = sched.next(now);
-            match next {
+            match sched.next(now) {
                 Next::Idle => break,
                 Next::Sleep(t) => self.sleep_until(t, progress),
                 Next::Run(j) => {
