@@ -134,11 +134,27 @@ fn ts(v: Option<i64>) -> Option<Timestamp> {
     v.map(|x| Timestamp(u64::try_from(x).unwrap_or(0)))
 }
 
+/// What a failed statement on the database at `path` reports.
+fn sql_error(path: &Path) -> impl Fn(rusqlite::Error) -> StoreError + '_ {
+    move |e| StoreError {
+        path: path.to_path_buf(),
+        reason: e.to_string(),
+    }
+}
+
 fn pending_in(conn: &Connection, source: &str) -> rusqlite::Result<Vec<Item>> {
-    let mut st = conn.prepare(
+    query_items(
+        conn,
         "SELECT url, title, published, id FROM items WHERE source = ?1 AND reported = 0
          ORDER BY first_seen, position",
-    )?;
+        source,
+    )
+}
+
+/// Runs `sql`, which selects `url, title, published, id` for the source
+/// `?1`, and reads the rows as items.
+fn query_items(conn: &Connection, sql: &str, source: &str) -> rusqlite::Result<Vec<Item>> {
+    let mut st = conn.prepare(sql)?;
     let rows = st.query_map([source], |r| {
         Ok(Item {
             url: r.get(0)?,
@@ -200,10 +216,7 @@ impl Store {
     }
 
     fn err(&self, e: rusqlite::Error) -> StoreError {
-        StoreError {
-            path: self.path.clone(),
-            reason: e.to_string(),
-        }
+        sql_error(&self.path)(e)
     }
 
     // ---- R4 / R4a: per-host schedule ------------------------------------
@@ -244,11 +257,7 @@ impl Store {
         host: &str,
         admit: impl FnOnce(HostRow) -> std::result::Result<(T, Timestamp), E>,
     ) -> Result<std::result::Result<T, E>> {
-        let path = self.path.clone();
-        let err = move |e: rusqlite::Error| StoreError {
-            path: path.clone(),
-            reason: e.to_string(),
-        };
+        let err = sql_error(&self.path);
         let tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
@@ -480,11 +489,7 @@ impl Store {
         validators: Option<(&str, &str, &Validators)>,
         at: Timestamp,
     ) -> Result<Vec<Item>> {
-        let path = self.path.clone();
-        let err = move |e: rusqlite::Error| StoreError {
-            path: path.clone(),
-            reason: e.to_string(),
-        };
+        let err = sql_error(&self.path);
         let tx = self.conn.transaction().map_err(&err)?;
         if let Some((url, accept, v)) = validators {
             write_validators(&tx, url, accept, v, at).map_err(&err)?;
@@ -533,11 +538,7 @@ impl Store {
         &mut self,
         items: impl IntoIterator<Item = (&'a str, &'a str)>,
     ) -> Result<()> {
-        let path = self.path.clone();
-        let err = move |e: rusqlite::Error| StoreError {
-            path: path.clone(),
-            reason: e.to_string(),
-        };
+        let err = sql_error(&self.path);
         let tx = self.conn.transaction().map_err(&err)?;
         for (source, id) in items {
             tx.execute(
@@ -551,23 +552,14 @@ impl Store {
 
     /// The items the source offered at its last successful fetch, in order.
     pub fn offered_items(&self, source: &str) -> Result<Vec<Item>> {
-        let run = || -> rusqlite::Result<Vec<Item>> {
-            let mut st = self.conn.prepare(
-                "SELECT i.url, i.title, i.published, i.id FROM items i JOIN sources s
-                   ON s.name = i.source AND i.last_seen = s.offered_at
-                 WHERE i.source = ?1 ORDER BY i.position",
-            )?;
-            let rows = st.query_map([source], |r| {
-                Ok(Item {
-                    url: r.get(0)?,
-                    title: r.get(1)?,
-                    published: r.get(2)?,
-                    id: r.get(3)?,
-                })
-            })?;
-            rows.collect()
-        };
-        run().map_err(|e| self.err(e))
+        query_items(
+            &self.conn,
+            "SELECT i.url, i.title, i.published, i.id FROM items i JOIN sources s
+               ON s.name = i.source AND i.last_seen = s.offered_at
+             WHERE i.source = ?1 ORDER BY i.position",
+            source,
+        )
+        .map_err(|e| self.err(e))
     }
 
     /// Number of items ever seen for a source.
