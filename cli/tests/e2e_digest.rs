@@ -450,18 +450,10 @@ fn wr_to_full(state: &std::path::Path, hosts: &[&Host], args: &[&str]) -> std::p
         .write(true)
         .open("/dev/full")
         .expect("/dev/full");
-    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_wr-feeds"));
-    cmd.env_remove("WR_STATE_DIR")
-        .env_remove("GITHUB_SHA")
-        .env("NO_COLOR", "1")
-        .env("WR_OPERATOR_BASE", "http://wal.test")
-        .arg("--state-dir")
-        .arg(state);
-    for h in hosts {
-        cmd.arg("--connect-to").arg(h.connect_to());
-    }
-    cmd.args(args).stdout(full);
-    cmd.output().expect("run wr-feeds")
+    wr_command(state, hosts, args)
+        .stdout(full)
+        .output()
+        .expect("run wr-feeds")
 }
 
 #[cfg(target_os = "linux")]

@@ -273,6 +273,14 @@ impl Drop for TempDir {
 /// Runs the built binary with a clean environment: the given state dir,
 /// the operator at `http://wal.test`, and `--connect-to` for every host.
 pub fn wr(state: &Path, hosts: &[&Host], args: &[&str]) -> Output {
+    wr_command(state, hosts, args)
+        .output()
+        .expect("run wr-feeds")
+}
+
+/// The command [`wr`] runs, for a test that needs to change it (standard
+/// output, say) before running it.
+pub fn wr_command(state: &Path, hosts: &[&Host], args: &[&str]) -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_wr-feeds"));
     cmd.env_remove("WR_STATE_DIR")
         .env_remove("GITHUB_SHA")
@@ -285,7 +293,7 @@ pub fn wr(state: &Path, hosts: &[&Host], args: &[&str]) -> Output {
         cmd.arg("--connect-to").arg(h.connect_to());
     }
     cmd.args(args);
-    cmd.output().expect("run wr-feeds")
+    cmd
 }
 
 pub fn stdout(o: &Output) -> String {
