@@ -27,6 +27,16 @@ const FORCE: RunOptions = RunOptions {
     all: false,
 };
 
+/// A feed served with `ETag: "v1"`, answering 304 when that tag is replayed
+/// (R7).
+fn etag_v1_feed(r: &Recorded, content_type: &str, file: &str) -> Reply {
+    if r.header("if-none-match") == Some("\"v1\"") {
+        Reply::status(304)
+    } else {
+        Reply::new(200, content_type, data(file)).header("ETag", "\"v1\"")
+    }
+}
+
 fn robots_ok() -> Reply {
     Reply::new(200, "text/plain", "User-agent: *\nDisallow: /private\n")
 }
@@ -39,12 +49,7 @@ fn full_run_then_conditional_run() {
         ("wal.sh", _) => operator(r),
         (_, "/robots.txt") => robots_ok(),
         ("feeds.test", "/feed.xml") => {
-            if r.header("if-none-match") == Some("\"v1\"") {
-                Reply::status(304)
-            } else {
-                Reply::new(200, "application/atom+xml", data("feeds/atom_spec_1.xml"))
-                    .header("ETag", "\"v1\"")
-            }
+            etag_v1_feed(r, "application/atom+xml", "feeds/atom_spec_1.xml")
         }
         ("md.test", "/notes") => {
             if r.header("if-modified-since").is_some() {
@@ -1209,12 +1214,7 @@ fn validators_are_committed_with_the_items() {
         ("wal.sh", _) => operator(r),
         (_, "/robots.txt") => Reply::not_found(),
         ("etag.test", "/feed.xml") => {
-            if r.header("if-none-match") == Some("\"v1\"") {
-                Reply::status(304)
-            } else {
-                Reply::new(200, "application/rss+xml", data("feeds/rss_2.0_spec_1.xml"))
-                    .header("ETag", "\"v1\"")
-            }
+            etag_v1_feed(r, "application/rss+xml", "feeds/rss_2.0_spec_1.xml")
         }
         _ => Reply::not_found(),
     });
@@ -1393,12 +1393,7 @@ fn items_stay_new_until_their_digest_is_delivered() {
         ("wal.sh", _) => operator(r),
         (_, "/robots.txt") => Reply::not_found(),
         ("owed.test", "/feed.xml") => {
-            if r.header("if-none-match") == Some("\"v1\"") {
-                Reply::status(304)
-            } else {
-                Reply::new(200, "application/atom+xml", data("feeds/atom_spec_1.xml"))
-                    .header("ETag", "\"v1\"")
-            }
+            etag_v1_feed(r, "application/atom+xml", "feeds/atom_spec_1.xml")
         }
         _ => Reply::not_found(),
     });
