@@ -626,33 +626,29 @@ mod tests {
         }
     }
 
+    /// Records the items `ids` for the source `src` at `at`; returns the
+    /// titles of its pending items.
+    fn record(s: &mut Store, ids: &[&str], at: u64) -> Vec<String> {
+        let items: Vec<Item> = ids.iter().map(|id| item(id)).collect();
+        s.record_items("src", "feed", "https://a.test/f", &items, Timestamp(at))
+            .unwrap()
+            .into_iter()
+            .map(|i| i.title)
+            .collect()
+    }
+
     #[test]
     fn items_are_pending_until_reported() {
         let dir = std::env::temp_dir().join(format!("wr-store-pending-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         let mut s = Store::open(&dir).unwrap();
-        let new = s
-            .record_items(
-                "src",
-                "feed",
-                "https://a.test/f",
-                &[item("1"), item("2")],
-                Timestamp(1),
-            )
-            .unwrap();
-        assert_eq!(new.len(), 2);
+        assert_eq!(record(&mut s, &["1", "2"], 1), ["1", "2"]);
         // Not delivered: still owed, alongside anything new.
-        let new = s
-            .record_items(
-                "src",
-                "feed",
-                "https://a.test/f",
-                &[item("2"), item("3")],
-                Timestamp(2),
-            )
-            .unwrap();
-        let ids: Vec<&str> = new.iter().map(|i| i.title.as_str()).collect();
-        assert_eq!(ids, ["1", "2", "3"], "first seen first");
+        assert_eq!(
+            record(&mut s, &["2", "3"], 2),
+            ["1", "2", "3"],
+            "first seen first"
+        );
         s.mark_reported([("src", "https://a.test/1"), ("src", "https://a.test/2")])
             .unwrap();
         let pending: Vec<String> = s
@@ -682,17 +678,7 @@ mod tests {
         drop(old);
         let mut s = Store::open(&dir).unwrap();
         assert!(s.pending_items("src").unwrap().is_empty());
-        let new = s
-            .record_items(
-                "src",
-                "feed",
-                "https://a.test/f",
-                &[item("1"), item("2")],
-                Timestamp(2),
-            )
-            .unwrap();
-        let ids: Vec<&str> = new.iter().map(|i| i.title.as_str()).collect();
-        assert_eq!(ids, ["2"]);
+        assert_eq!(record(&mut s, &["1", "2"], 2), ["2"]);
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
