@@ -12,14 +12,44 @@
 //!   are encoded as `%XX`;
 //! * everything else, including `*` and `$`, is kept.
 //!
-//! A second, narrower form ([`google_form`]) mirrors Google's reference
-//! parser, which encodes only non-ASCII octets of a rule and never touches the
-//! request path. The matcher evaluates both readings and denies when either
-//! denies (see `docs/conformance.md`, "two readings").
+//! Two more forms serve the other readings of the rules (see
+//! `robots`, "the strictest reading wins"):
+//!
+//! * [`google_form`] mirrors Google's reference parser, which encodes only
+//!   non-ASCII octets of a rule and never touches the request path;
+//! * the RFC 9309 form ([`Normalized::rfc`], [`rfc_form`]) applies RFC 9309
+//!   §2.2.2's table on top of the canonical form: in the query, a raw
+//!   general delimiter (`:` `/` `?` `#` `[` `]` `@`) is compared encoded, so
+//!   `?u=https://x` and `?u=https%3A%2F%2Fx` are the same octets.
+//!
+//! The matcher evaluates every reading and denies when any denies.
 
 /// Whether `b` is an RFC 3986 unreserved character.
 pub const fn is_unreserved(b: u8) -> bool {
     b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~')
+}
+
+/// Whether `b` is an RFC 3986 general delimiter, which RFC 9309 §2.2.2
+/// compares encoded when it appears raw in a query.
+pub const fn is_gen_delim(b: u8) -> bool {
+    matches!(b, b':' | b'/' | b'?' | b'#' | b'[' | b']' | b'@')
+}
+
+/// Whether the RFC 9309 form of `raw` differs from its canonical form: a
+/// raw general delimiter after the first raw `?`.
+pub fn rfc_differs(raw: &[u8]) -> bool {
+    match memchr::memchr(b'?', raw) {
+        Some(q) => raw[q + 1..].iter().any(|&b| is_gen_delim(b)),
+        None => false,
+    }
+}
+
+/// Feeds the RFC 9309 form of `raw` to `out` (see the module docs).
+pub fn rfc_form(raw: &[u8], mut out: impl FnMut(u8)) {
+    let mut it = Normalized::rfc(raw);
+    while let Some(b) = it.next_byte() {
+        out(b);
+    }
 }
 
 /// Whether `b` must be percent-encoded before comparison.
@@ -110,6 +140,10 @@ pub struct Normalized<'a> {
     pending: [u8; 2],
     npending: u8,
     verbatim: bool,
+    /// RFC 9309 form: raw general delimiters in the query are encoded.
+    rfc: bool,
+    /// A raw `?` has been read (RFC 9309 form only).
+    in_query: bool,
 }
 
 impl<'a> Normalized<'a> {
@@ -121,7 +155,23 @@ impl<'a> Normalized<'a> {
             pending: [0; 2],
             npending: 0,
             verbatim: false,
+            rfc: false,
+            in_query: false,
         }
+    }
+
+    /// A view of the RFC 9309 form of `raw` (see the module docs).
+    pub const fn rfc(raw: &'a [u8]) -> Self {
+        let mut v = Normalized::new(raw);
+        v.rfc = true;
+        v
+    }
+
+    /// [`Normalized::with_leading_slash`] in the RFC 9309 form.
+    pub const fn rfc_with_leading_slash(raw: &'a [u8]) -> Self {
+        let mut v = Normalized::with_leading_slash(raw, false);
+        v.rfc = true;
+        v
     }
 
     /// A view of `/` followed by `raw`: a request target such as `?q` or `""`
@@ -134,6 +184,8 @@ impl<'a> Normalized<'a> {
             pending: [0, b'/'],
             npending: 1,
             verbatim,
+            rfc: false,
+            in_query: false,
         }
     }
 
@@ -168,6 +220,17 @@ impl<'a> Normalized<'a> {
             return Some(b'%');
         }
         self.pos += 1;
+        if self.rfc {
+            if self.in_query && is_gen_delim(b) {
+                self.pending = [
+                    HEX_UPPER[usize::from(b >> 4)],
+                    HEX_UPPER[usize::from(b & 0xf)],
+                ];
+                self.npending = 2;
+                return Some(b'%');
+            }
+            self.in_query |= b == b'?';
+        }
         if must_encode(b) {
             self.pending = [
                 HEX_UPPER[usize::from(b >> 4)],
@@ -184,7 +247,9 @@ impl<'a> Normalized<'a> {
     /// search on the view runs at `memchr` speed when `first` is rare.
     /// Never skips a position whose output starts with `first`.
     pub(crate) fn skip_to_candidate(&mut self, first: u8) {
-        if self.npending > 0 {
+        // The RFC form turns raw delimiters into escapes depending on what
+        // came before: no single-octet search is safe there.
+        if self.npending > 0 || self.rfc {
             return;
         }
         let rest = self.raw.get(self.pos..).unwrap_or_default();
@@ -245,6 +310,36 @@ mod tests {
         assert_eq!(google("/ツ%e3".as_bytes()), b"/%E3%83%84%E3");
         assert_eq!(google(b"/%62a"), b"/%62a");
         assert_eq!(google(b"/%"), b"/%");
+    }
+
+    #[test]
+    fn rfc_form_encodes_delimiters_in_the_query_only() {
+        let rfc = |s: &[u8]| {
+            let mut v = Vec::new();
+            rfc_form(s, |b| v.push(b));
+            v
+        };
+        // RFC 9309 §2.2.2's table, row by row.
+        assert_eq!(rfc(b"/foo/bar?baz=quz"), b"/foo/bar?baz=quz");
+        assert_eq!(
+            rfc(b"/foo/bar?baz=https://foo.bar"),
+            b"/foo/bar?baz=https%3A%2F%2Ffoo.bar"
+        );
+        assert_eq!(rfc("/foo/bar/ツ".as_bytes()), b"/foo/bar/%E3%83%84");
+        assert_eq!(rfc(b"/foo/bar/%E3%83%84"), b"/foo/bar/%E3%83%84");
+        assert_eq!(rfc(b"/foo/bar/%62%61%7A"), b"/foo/bar/baz");
+        // Escaped delimiters stay escaped; `*` and `$` are never touched.
+        assert_eq!(rfc(b"/a?b%3a*:$"), b"/a?b%3A*%3A$");
+        assert_eq!(rfc(b"/a:b/c"), b"/a:b/c");
+        assert!(rfc_differs(b"/a?x=1/2"));
+        assert!(!rfc_differs(b"/a:b?x=1"));
+        assert!(!rfc_differs(b"/a/b"));
+        let mut view = Normalized::rfc_with_leading_slash(b"?u=a/b");
+        let mut out = Vec::new();
+        while let Some(b) = view.next_byte() {
+            out.push(b);
+        }
+        assert_eq!(out, b"/?u=a%2Fb");
     }
 
     #[test]

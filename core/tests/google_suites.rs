@@ -44,6 +44,13 @@ fn run(file: &str) -> (usize, BTreeMap<String, String>) {
         let policy = Policy::parse(&body, agent);
         let verdict = policy.check(&path_of(url));
         if verdict.allowed != want {
+            // R2c: a deviation may only ever deny what Google allows.
+            assert!(
+                want && !verdict.allowed,
+                "{file}:{}: {} under-blocks: Google denies, wr-core allows",
+                i + 1,
+                case["test"]
+            );
             failures.insert(
                 format!("{file}:{}", i + 1),
                 format!(

@@ -8,16 +8,13 @@
 //!
 //! Google cuts a value at the first character outside RFC 9309's
 //! `identifier` (letters, `-`, `_`), so `AB42bot` names `AB`, and compares
-//! for equality. With the spec's prefix rule that cut would be dangerous:
-//! `W3C-checklink` would name `W`, a prefix of `walsh-research`, and the W3C
-//! link checker's group (in the corpus, www.w3.org's robots.txt) would
-//! select us. So a group is selected when either
-//!
-//! * Google's identifier equals our token (Google's reading), or
-//! * the whole value up to whitespace or `/` is our token or a prefix of it
-//!   (the spec's reading),
-//!
-//! and a cut identifier never takes part in prefix matching.
+//! for equality. The two are separate readings (see `group`), each with its
+//! own selection, and a path must be allowed by both: in the spec's,
+//! `Walsh-Research2` is neither our token nor a prefix of it, so its group
+//! is not ours ([`spec_match_len`]); in Google's it is ([`google_match`]).
+//! A cut identifier never takes part in prefix matching: `W3C-checklink`
+//! would name `W`, a prefix of `walsh-research`, and the W3C link checker's
+//! group (in the corpus, www.w3.org's robots.txt) would select us.
 
 /// What a `User-agent` value names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -53,20 +50,21 @@ fn is_identifier(b: u8) -> bool {
 }
 
 /// How strongly a named token selects a group for `wanted` (our product
-/// token): the length of the match, or `None`. See the module docs for the
-/// two readings.
-pub fn match_len(token: &[u8], wanted: &[u8]) -> Option<usize> {
+/// token) in the spec's reading (9.1.3: "U = T" or "U is a prefix of T"):
+/// the length of the match, or `None`.
+pub fn spec_match_len(token: &[u8], wanted: &[u8]) -> Option<usize> {
     if token.is_empty() || wanted.is_empty() {
         return None;
     }
+    (token.len() <= wanted.len() && wanted[..token.len()].eq_ignore_ascii_case(token))
+        .then_some(token.len())
+}
+
+/// Whether a named token selects a group for `wanted` in Google's reading:
+/// its identifier (the letters, `-` and `_` it starts with) equals it.
+pub fn google_match(token: &[u8], wanted: &[u8]) -> bool {
     let ident = &token[..token.iter().take_while(|&&b| is_identifier(b)).count()];
-    if ident.eq_ignore_ascii_case(wanted) {
-        return Some(wanted.len());
-    }
-    if token.len() <= wanted.len() && wanted[..token.len()].eq_ignore_ascii_case(token) {
-        return Some(token.len());
-    }
-    None
+    !wanted.is_empty() && ident.eq_ignore_ascii_case(wanted)
 }
 
 #[cfg(test)]
@@ -92,16 +90,21 @@ mod tests {
 
     #[test]
     fn prefix_selection() {
-        assert_eq!(match_len(b"WALSH", b"walsh-research"), Some(5));
-        assert_eq!(match_len(b"walsh-research", b"walsh-research"), Some(14));
-        assert_eq!(match_len(b"walsh-research-x", b"walsh-research"), None);
-        assert_eq!(match_len(b"research", b"walsh-research"), None);
-        assert_eq!(match_len(b"", b"walsh-research"), None);
+        let spec = |t: &[u8]| spec_match_len(t, b"walsh-research");
+        assert_eq!(spec(b"WALSH"), Some(5));
+        assert_eq!(spec(b"walsh-research"), Some(14));
+        assert_eq!(spec(b"walsh-research-x"), None);
+        assert_eq!(spec(b"Walsh-Research2"), None);
+        assert_eq!(spec(b"research"), None);
+        assert_eq!(spec(b""), None);
         // The W3C link checker's group must not select us through `W`.
-        assert_eq!(match_len(b"W3C-checklink", b"walsh-research"), None);
-        // Google's reading: the identifier before a digit or `*`.
-        assert_eq!(match_len(b"AB42bot", b"ab"), Some(2));
-        assert_eq!(match_len(b"barbarbot*", b"barbarbot"), Some(9));
-        assert_eq!(match_len(b"barbarbot*", b"barbarbot-prod"), None);
+        assert_eq!(spec(b"W3C-checklink"), None);
+        assert!(!google_match(b"W3C-checklink", b"walsh-research"));
+        // Google's reading: the identifier before a digit or `*`, equal.
+        assert!(google_match(b"Walsh-Research2", b"walsh-research"));
+        assert!(!google_match(b"walsh", b"walsh-research"));
+        assert!(google_match(b"AB42bot", b"ab"));
+        assert!(google_match(b"barbarbot*", b"barbarbot"));
+        assert!(!google_match(b"barbarbot*", b"barbarbot-prod"));
     }
 }

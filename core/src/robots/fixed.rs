@@ -1,46 +1,86 @@
 //! Fixed-capacity robots.txt evaluation with no allocator (`heapless`).
 //!
 //! [`FixedPolicy`] streams a body through the same lexer, grouper and
-//! selector as the allocating model and keeps only the selected rules, in
-//! `RULES` slots and `BYTES` octets per set (the named set and the `*` set
-//! are kept apart until the end of the file decides which applies).
+//! selectors as the allocating model and keeps only the rules some reading
+//! may select, in `RULES` slots and `BYTES` octets per set (the named set
+//! and the `*` set are kept apart until the end of the file decides which
+//! applies in each reading). Every [`Reading`](super::Reading) is answered,
+//! as by [`Policy`](super::Policy).
 //!
 //! When a capacity is exceeded the policy over-blocks, never under-blocks
 //! (R2c), and says so through [`FixedPolicy::overflowed`] and
 //! [`Verdict::overflow`]:
 //!
-//! * an Allow that does not fit (both of its forms, when its canonical and
-//!   Google's forms differ) is dropped (dropping an Allow can only deny
+//! * an Allow that does not fit (every form of it that differs from the
+//!   canonical one included) is dropped (dropping an Allow can only deny
 //!   more);
 //! * a Disallow that does not fit whole is cut to what fits, keeping the
 //!   precedence of its full length: the cut pattern matches every path the
-//!   full one matched, with the same strength (when its two forms differ,
-//!   both are kept, each cut to a share of the room);
-//! * a Disallow with no slot left at all makes the set deny everything.
+//!   full one matched, at least as strongly (when its forms differ, each is
+//!   kept, cut to a share of the room);
+//! * a Disallow with no slot left at all makes its set deny everything;
+//! * a request target whose normalised form is longer than 1 KiB is matched
+//!   on a lazy view instead of a copy: slower, never another answer.
 
-use super::group::{events, RawRule, SelectSink, Selector};
-use super::{decide, limit, CrawlDelay, Key, RuleKind, RuleSet, RuleView, Verdict};
+use super::group::{events, RawRule, SelectSink, Selection};
+use super::group::{GOOGLE_GLOBAL, GOOGLE_NAMED, SPEC_GLOBAL, SPEC_NAMED};
+use super::{decide, limit, CrawlDelay, Form, Key, RuleKind, RuleSet, RuleView, Verdict};
+use super::{IN_GOOGLE, IN_SPEC};
 use crate::percent;
 use heapless::Vec;
+
+type Span = (u32, u32);
 
 #[derive(Debug, Clone, Copy)]
 struct FixedRule {
     kind: RuleKind,
     line: u32,
-    spec: (u32, u32),
-    google: (u32, u32),
-    priority: u32,
-    google_priority: u32,
-    match_all: bool,
+    spec: Span,
+    rfc: Span,
+    google: Span,
+    /// Candidate sets (see `group`) the rule belongs to.
+    sets: u8,
+    /// Cut short (long line, 500 KiB limit, or capacity); `floor` is then
+    /// the longest whole form, below which it never ranks.
+    cut: bool,
+    floor: u32,
+}
+
+/// The three forms of a value, by reading.
+fn form(which: Form, value: &[u8], out: &mut dyn FnMut(u8)) {
+    match which {
+        Form::Spec => percent::normalize_byte_stream(value, out),
+        Form::Rfc => percent::rfc_form(value, out),
+        Form::Google => percent::google_form(value, out),
+    }
+}
+
+fn form_len(which: Form, value: &[u8]) -> usize {
+    let mut n = 0;
+    form(which, value, &mut |_| n += 1);
+    n
+}
+
+/// Whether a value's form `which` is its canonical form, octet for octet.
+fn same_as_canonical(which: Form, value: &[u8]) -> bool {
+    let mut canonical = percent::Normalized::new(value);
+    let mut agree = true;
+    form(which, value, &mut |b| {
+        agree &= canonical.next_byte() == Some(b)
+    });
+    agree && canonical.next_byte().is_none()
 }
 
 #[derive(Debug, Clone)]
 struct FixedSet<const RULES: usize, const BYTES: usize> {
     rules: Vec<FixedRule, RULES>,
     arena: Vec<u8, BYTES>,
-    delay: Option<CrawlDelay>,
-    deny_all: bool,
-    lossy: bool,
+    /// Crawl-delay of each candidate set, by bit position.
+    delays: [Option<CrawlDelay>; 4],
+    /// Candidate sets that must deny everything (a Disallow found no slot).
+    deny_all: u8,
+    /// Candidate sets that lost something to a capacity.
+    lossy: u8,
 }
 
 impl<const RULES: usize, const BYTES: usize> FixedSet<RULES, BYTES> {
@@ -48,37 +88,36 @@ impl<const RULES: usize, const BYTES: usize> FixedSet<RULES, BYTES> {
         FixedSet {
             rules: Vec::new(),
             arena: Vec::new(),
-            delay: None,
-            deny_all: false,
-            lossy: false,
+            delays: [None; 4],
+            deny_all: 0,
+            lossy: 0,
         }
     }
 
-    fn get(&self, span: (u32, u32)) -> &[u8] {
+    fn get(&self, span: Span) -> &[u8] {
         let (s, n) = (span.0 as usize, span.1 as usize);
         self.arena.get(s..s + n).unwrap_or_default()
     }
 
-    /// Appends up to `max` octets produced by `f`; returns the span kept and
-    /// the full length `f` produced.
-    fn push_form(&mut self, max: usize, f: impl FnOnce(&mut dyn FnMut(u8))) -> ((u32, u32), usize) {
+    /// Appends up to `max` octets of form `which` of `value`.
+    fn push_form(&mut self, max: usize, which: Form, value: &[u8]) -> Span {
         let start = self.arena.len();
         let mut total = 0usize;
         let arena = &mut self.arena;
-        f(&mut |b| {
-            if total < max && arena.push(b).is_ok() {
-                // kept
+        form(which, value, &mut |b| {
+            if total < max {
+                // Cannot fail: `max` is within the room left.
+                let _ = arena.push(b);
             }
             total += 1;
         });
-        let kept = self.arena.len() - start;
-        ((start as u32, kept as u32), total)
+        (start as u32, (self.arena.len() - start) as u32)
     }
 
     /// Appends up to `max` octets of a Disallow form as a prefix pattern,
     /// which matches every path the full form matches.
-    fn push_cut(&mut self, max: usize, f: impl FnOnce(&mut dyn FnMut(u8))) -> (u32, u32) {
-        let (mut span, _) = self.push_form(max, f);
+    fn push_cut(&mut self, max: usize, which: Form, value: &[u8]) -> Span {
+        let mut span = self.push_form(max, which, value);
         // A cut pattern must not stay anchored: its `$` is gone with the
         // cut, so it matches as a prefix (a superset of the original). A
         // `$` the cut leaves at the end was literal in the full value
@@ -91,82 +130,128 @@ impl<const RULES: usize, const BYTES: usize> FixedSet<RULES, BYTES> {
         span
     }
 
-    fn add(&mut self, r: RawRule<'_>) {
-        let dollar = r.implied_dir;
-        let form = |google: bool, out: &mut dyn FnMut(u8)| {
-            if google {
-                percent::google_form(r.value, &mut *out);
-            } else {
-                percent::normalize_byte_stream(r.value, &mut *out);
-            }
-            if dollar {
-                out(b'$');
-            }
-        };
-        let mut spec_len = 0usize;
-        form(false, &mut |_| spec_len += 1);
-        let mut google_len = 0usize;
-        form(true, &mut |_| google_len += 1);
-        let cut = r.cut_from.unwrap_or(0);
-        let room = BYTES - self.arena.len();
+    fn add(&mut self, r: RawRule<'_>, sets: u8) {
         if self.rules.is_full() {
             match r.kind {
-                RuleKind::Allow => self.lossy = true,
-                RuleKind::Disallow => self.deny_all = true,
+                RuleKind::Allow => self.lossy |= sets,
+                RuleKind::Disallow => self.deny_all |= sets,
             }
             return;
         }
-        let mark = self.arena.len();
-        let (spec, google) = if spec_len + google_len <= room {
-            let (spec, _) = self.push_form(spec_len, |o| form(false, o));
-            let (google, _) = self.push_form(google_len, |o| form(true, o));
-            if self.get(google) == self.get(spec) {
-                self.arena.truncate(mark + spec.1 as usize);
-                (spec, spec)
+        let spec_len = form_len(Form::Spec, r.value);
+        let rfc_same = same_as_canonical(Form::Rfc, r.value);
+        let google_same = same_as_canonical(Form::Google, r.value);
+        let rfc_len = form_len(Form::Rfc, r.value);
+        let google_len = form_len(Form::Google, r.value);
+        let needed = spec_len
+            + if rfc_same { 0 } else { rfc_len }
+            + if google_same { 0 } else { google_len };
+        let room = BYTES - self.arena.len();
+        let floor = spec_len
+            .max(rfc_len)
+            .max(google_len)
+            .max(r.cut_from.unwrap_or(0));
+        let (spec, rfc, google, cut) = if needed <= room {
+            let spec = self.push_form(spec_len, Form::Spec, r.value);
+            let rfc = if rfc_same {
+                spec
             } else {
-                (spec, google)
-            }
-        } else if forms_agree(r.value) {
-            self.lossy = true;
-            if spec_len <= room {
-                let (spec, _) = self.push_form(spec_len, |o| form(false, o));
-                (spec, spec)
+                self.push_form(rfc_len, Form::Rfc, r.value)
+            };
+            let google = if google_same {
+                spec
             } else {
-                if r.kind == RuleKind::Allow {
-                    return;
-                }
-                let spec = self.push_cut(room, |o| form(false, o));
-                (spec, spec)
-            }
+                self.push_form(google_len, Form::Google, r.value)
+            };
+            (spec, rfc, google, r.cut_from.is_some())
         } else {
-            // The readings differ, and each form matches paths the other
-            // does not: one form standing in for both could let an Allow
-            // win, or a Disallow miss, in the other reading. An Allow is
-            // dropped; a Disallow keeps both forms, each cut to its share
-            // of the room (a cut form matches more in its own reading).
-            self.lossy = true;
+            self.lossy |= sets;
             if r.kind == RuleKind::Allow {
                 return;
             }
-            let google_share = google_len.min(room / 2);
-            let spec_share = spec_len.min(room - google_share);
-            let google_share = google_len.min(room - spec_share);
-            let spec = self.push_cut(spec_share, |o| form(false, o));
-            let google = self.push_cut(google_share, |o| form(true, o));
-            (spec, google)
+            // Each distinct form gets a share of the room; a cut form
+            // matches more in its own reading, and ranks at `floor`.
+            let extra = usize::from(!rfc_same) + usize::from(!google_same);
+            let share = room / (1 + extra);
+            let spec = self.push_cut(room - share * extra, Form::Spec, r.value);
+            let rfc = if rfc_same {
+                spec
+            } else {
+                self.push_cut(share, Form::Rfc, r.value)
+            };
+            let google = if google_same {
+                spec
+            } else {
+                self.push_cut(share, Form::Google, r.value)
+            };
+            (spec, rfc, google, true)
         };
-        let truncated = (spec.1 as usize) < spec_len;
-        let rule = FixedRule {
+        // Cannot fail: checked `is_full` above.
+        let _ = self.rules.push(FixedRule {
             kind: r.kind,
             line: r.line,
             spec,
+            rfc,
             google,
-            priority: spec_len.max(cut) as u32,
-            google_priority: google_len.max(cut) as u32,
-            match_all: truncated && spec.1 == 0,
-        };
-        // Cannot fail: checked `is_full` above.
-        let _ = self.rules.push(rule);
+            sets,
+            cut,
+            floor: floor as u32,
+        });
+    }
+
+    /// Drops candidate set `set` (a longer named match replaced it), and
+    /// the rules only it held, reclaiming their octets.
+    fn drop_set(&mut self, set: u8) {
+        self.delays[set.trailing_zeros() as usize & 3] = None;
+        self.deny_all &= !set;
+        self.lossy &= !set;
+        let mut write = 0usize;
+        let mut kept = 0usize;
+        for i in 0..self.rules.len() {
+            let mut r = self.rules[i];
+            r.sets &= !set;
+            if r.sets == 0 {
+                continue;
+            }
+            // A rule's forms sit together, in the order rules were added.
+            let start = r.spec.0.min(r.rfc.0).min(r.google.0) as usize;
+            let end = [r.spec, r.rfc, r.google]
+                .iter()
+                .map(|s| (s.0 + s.1) as usize)
+                .max()
+                .unwrap_or(start);
+            self.arena.copy_within(start..end, write);
+            let shift = |s: &mut Span| s.0 = s.0 - start as u32 + write as u32;
+            shift(&mut r.spec);
+            shift(&mut r.rfc);
+            shift(&mut r.google);
+            write += end - start;
+            self.rules[kept] = r;
+            kept += 1;
+        }
+        self.rules.truncate(kept);
+        self.arena.truncate(write);
+    }
+}
+
+/// The selected rules of both sets, as the evaluator sees them.
+#[derive(Clone, Copy)]
+struct Chosen<'s, const RULES: usize, const BYTES: usize> {
+    named: &'s FixedSet<RULES, BYTES>,
+    global: &'s FixedSet<RULES, BYTES>,
+    sets: u8,
+    spec_set: u8,
+    google_set: u8,
+}
+
+impl<'s, const RULES: usize, const BYTES: usize> Chosen<'s, RULES, BYTES> {
+    fn at(self, i: usize) -> Option<(&'s FixedSet<RULES, BYTES>, &'s FixedRule)> {
+        let n = self.named.rules.len();
+        if i < n {
+            Some((self.named, &self.named.rules[i]))
+        } else {
+            self.global.rules.get(i - n).map(|r| (self.global, r))
+        }
     }
 }
 
@@ -174,42 +259,78 @@ impl<const RULES: usize, const BYTES: usize> FixedSet<RULES, BYTES> {
 /// matched (see `decide`): small, for targets without much stack.
 const FIXED_SCRATCH: usize = 1024;
 
-impl<'s, const RULES: usize, const BYTES: usize> RuleSet<'s> for &'s FixedSet<RULES, BYTES> {
+impl<'s, const RULES: usize, const BYTES: usize> RuleSet<'s> for Chosen<'s, RULES, BYTES> {
     fn len(self) -> usize {
-        self.rules.len()
+        self.named.rules.len() + self.global.rules.len()
     }
 
-    fn admits(self, i: usize, google: bool, head: Key) -> bool {
-        let Some(r) = self.rules.get(i) else {
+    fn has_alt(self, which: Form) -> bool {
+        let differs = |r: &FixedRule| match which {
+            Form::Spec => false,
+            Form::Rfc => r.rfc != r.spec,
+            Form::Google => r.google != r.spec,
+        };
+        self.named.rules.iter().any(differs) || self.global.rules.iter().any(differs)
+    }
+
+    fn admits(self, i: usize, which: Form, head: Key) -> bool {
+        let Some((set, r)) = self.at(i) else {
             return false;
         };
+        if r.sets & self.sets == 0 {
+            return false;
+        }
         // No key is kept per rule, so that the size of a policy stays what
         // its capacities say; the pattern's first octets are at hand anyway.
-        let form = if google { r.google } else { r.spec };
-        r.match_all || Key::of_pattern(self.get(form)).admits(head)
+        let span = match which {
+            Form::Spec => r.spec,
+            Form::Rfc => r.rfc,
+            Form::Google => r.google,
+        };
+        let pattern = set.get(span);
+        (r.cut && pattern.is_empty()) || Key::of_pattern(pattern).admits(head)
     }
 
     fn view(self, i: usize) -> RuleView<'s> {
-        let r = &self.rules[i];
+        let Some((set, r)) = self.at(i) else {
+            // Not reached: the evaluator asks only for i < len.
+            return RuleView {
+                kind: RuleKind::Disallow,
+                line: 0,
+                text: &[],
+                spec: &[],
+                rfc: &[],
+                rfc_same: true,
+                google: &[],
+                google_same: true,
+                readings: IN_SPEC | IN_GOOGLE,
+                cut: true,
+                floor: usize::MAX,
+            };
+        };
+        let readings = (if r.sets & self.spec_set != 0 {
+            IN_SPEC
+        } else {
+            0
+        }) | (if r.sets & self.google_set != 0 {
+            IN_GOOGLE
+        } else {
+            0
+        });
         RuleView {
             kind: r.kind,
             line: r.line,
-            text: self.get(r.spec),
-            spec: self.get(r.spec),
-            google: self.get(r.google),
-            priority: r.priority as usize,
-            google_priority: r.google_priority as usize,
-            match_all: r.match_all,
+            text: set.get(r.spec),
+            spec: set.get(r.spec),
+            rfc: set.get(r.rfc),
+            rfc_same: r.rfc == r.spec,
+            google: set.get(r.google),
+            google_same: r.google == r.spec,
+            readings,
+            cut: r.cut,
+            floor: r.floor as usize,
         }
     }
-}
-
-/// Whether a value's canonical form and Google's form are the same octets.
-fn forms_agree(value: &[u8]) -> bool {
-    let mut canonical = percent::Normalized::new(value);
-    let mut agree = true;
-    percent::google_form(value, |b| agree &= canonical.next_byte() == Some(b));
-    agree && canonical.next_byte().is_none()
 }
 
 /// The rules of one product token in fixed capacity: at most `RULES` rules
@@ -218,29 +339,38 @@ fn forms_agree(value: &[u8]) -> bool {
 pub struct FixedPolicy<const RULES: usize, const BYTES: usize> {
     named: FixedSet<RULES, BYTES>,
     global: FixedSet<RULES, BYTES>,
-    use_named: bool,
+    spec_set: u8,
+    google_set: u8,
 }
+
+const NAMED: u8 = SPEC_NAMED | GOOGLE_NAMED;
+const GLOBAL: u8 = SPEC_GLOBAL | GOOGLE_GLOBAL;
 
 struct Sink<'p, const RULES: usize, const BYTES: usize>(&'p mut FixedPolicy<RULES, BYTES>);
 
 impl<'a, const RULES: usize, const BYTES: usize> SelectSink<'a> for Sink<'_, RULES, BYTES> {
-    fn reset_named(&mut self) {
-        self.0.named = FixedSet::new();
+    fn reset_named(&mut self, set: u8) {
+        self.0.named.drop_set(set);
     }
-    fn rule(&mut self, named: bool, global: bool, rule: RawRule<'a>) {
-        if named {
-            self.0.named.add(rule);
+    fn rule(&mut self, sets: u8, rule: RawRule<'a>) {
+        if sets & NAMED != 0 {
+            self.0.named.add(rule, sets & NAMED);
         }
-        if global {
-            self.0.global.add(rule);
+        if sets & GLOBAL != 0 {
+            self.0.global.add(rule, sets & GLOBAL);
         }
     }
-    fn crawl_delay(&mut self, named: bool, global: bool, delay: CrawlDelay) {
-        if named {
-            self.0.named.delay = self.0.named.delay.max(Some(delay));
-        }
-        if global {
-            self.0.global.delay = self.0.global.delay.max(Some(delay));
+    fn crawl_delay(&mut self, sets: u8, delay: CrawlDelay) {
+        for set in [SPEC_NAMED, SPEC_GLOBAL, GOOGLE_NAMED, GOOGLE_GLOBAL] {
+            if sets & set != 0 {
+                let target = if set & NAMED != 0 {
+                    &mut self.0.named
+                } else {
+                    &mut self.0.global
+                };
+                let d = &mut target.delays[set.trailing_zeros() as usize & 3];
+                *d = (*d).max(Some(delay));
+            }
         }
     }
 }
@@ -250,7 +380,8 @@ impl<const RULES: usize, const BYTES: usize> Default for FixedPolicy<RULES, BYTE
         FixedPolicy {
             named: FixedSet::new(),
             global: FixedSet::new(),
-            use_named: false,
+            spec_set: SPEC_GLOBAL,
+            google_set: GOOGLE_GLOBAL,
         }
     }
 }
@@ -260,63 +391,75 @@ impl<const RULES: usize, const BYTES: usize> FixedPolicy<RULES, BYTES> {
     pub fn parse(body: &[u8], token: &str) -> Self {
         let limited = limit(body);
         let mut policy = Self::default();
-        let mut selector = Selector::new(token.as_bytes());
-        {
+        let mut selection = Selection::new(token.as_bytes());
+        let (spec_set, google_set) = {
             let mut sink = Sink(&mut policy);
             events(limited.head, limited.tail, |ev| {
-                selector.event(ev, &mut sink)
+                selection.event(ev, &mut sink)
             });
-            selector.finish(&mut sink);
-        }
-        policy.use_named = selector.best > 0;
-        let order = |a: &FixedRule, b: &FixedRule| {
-            b.priority
-                .cmp(&a.priority)
-                .then_with(|| (a.kind == RuleKind::Disallow).cmp(&(b.kind == RuleKind::Disallow)))
+            selection.finish(&mut sink)
         };
-        policy.named.rules.sort_unstable_by(order);
-        policy.global.rules.sort_unstable_by(order);
+        policy.spec_set = spec_set;
+        policy.google_set = google_set;
         policy
     }
 
-    fn set(&self) -> &FixedSet<RULES, BYTES> {
-        if self.use_named {
-            &self.named
-        } else {
-            &self.global
+    fn chosen(&self) -> Chosen<'_, RULES, BYTES> {
+        Chosen {
+            named: &self.named,
+            global: &self.global,
+            sets: self.spec_set | self.google_set,
+            spec_set: self.spec_set,
+            google_set: self.google_set,
         }
+    }
+
+    fn flags(&self, f: impl Fn(&FixedSet<RULES, BYTES>) -> u8) -> bool {
+        (f(&self.named) | f(&self.global)) & (self.spec_set | self.google_set) != 0
     }
 
     /// Whether a capacity was exceeded for the selected rules, so answers may
     /// over-block.
     pub fn overflowed(&self) -> bool {
-        let s = self.set();
-        s.deny_all || s.lossy
+        self.flags(|s| s.deny_all | s.lossy)
     }
 
-    /// The selected Crawl-delay.
+    /// The selected Crawl-delay: the largest any reading selected.
     pub fn crawl_delay(&self) -> Option<CrawlDelay> {
-        self.set().delay
+        let of = |set: u8| {
+            let s = if set & NAMED != 0 {
+                &self.named
+            } else {
+                &self.global
+            };
+            s.delays[set.trailing_zeros() as usize & 3]
+        };
+        of(self.spec_set).max(of(self.google_set))
     }
 
-    /// Number of rules kept for the selected set.
+    /// Number of rules kept for the selected sets.
     pub fn rule_count(&self) -> usize {
-        self.set().rules.len()
+        let sets = self.spec_set | self.google_set;
+        self.named
+            .rules
+            .iter()
+            .chain(self.global.rules.iter())
+            .filter(|r| r.sets & sets != 0)
+            .count()
     }
 
     /// Decides `path_and_query`; see [`crate::robots::Policy::check`].
     pub fn check(&self, path_and_query: &str) -> Verdict<'_> {
-        let set = self.set();
-        if set.deny_all {
+        if self.flags(|s| s.deny_all) {
             return Verdict {
                 allowed: false,
                 rule: None,
+                reading: super::Reading::Spec,
                 overflow: true,
             };
         }
-        let has_alt = set.rules.iter().any(|r| r.google != r.spec);
-        let mut v = decide::<_, FIXED_SCRATCH>(set, path_and_query.as_bytes(), true, has_alt);
-        v.overflow = !v.allowed && set.lossy;
+        let mut v = decide::<_, FIXED_SCRATCH>(self.chosen(), path_and_query.as_bytes());
+        v.overflow = !v.allowed && self.flags(|s| s.lossy);
         v
     }
 }

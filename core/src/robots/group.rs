@@ -1,13 +1,28 @@
-//! From directives to groups (section 9.1.2), and group selection as a
-//! stream (section 9.1.3), shared by every model.
+//! From lines to groups (section 9.1.2), and group selection as a stream
+//! (section 9.1.3), shared by every model.
 //!
-//! Group boundaries follow Google's parser where the spec is silent: only
-//! Allow/Disallow close a run of User-agent lines, so Crawl-delay, Sitemap
-//! and unknown lines between two User-agent lines leave them in one group.
+//! Two selectors run side by side over one stream of lines, because the
+//! readings group the same file differently:
+//!
+//! * the spec's: only lines of its grammar count, and "A User-agent line
+//!   appearing after a rule line starts a new group", a rule line being
+//!   Allow, Disallow or Crawl-delay; a User-agent value selects the group
+//!   when it is `*`, our token, or a prefix of it;
+//! * Google's: its tolerant reading of every line, where only Allow and
+//!   Disallow close a run of User-agent lines (Crawl-delay, Sitemap and
+//!   unknown lines leave it open), and a value is cut at its first
+//!   character that is not a letter, `-` or `_` and must then equal our
+//!   token.
+//!
+//! Each rule is reported once, tagged with the candidate sets (named or `*`,
+//! in each reading) it belongs to; the end of the file decides which set
+//! each reading uses. A line only Google's tolerance understands never adds
+//! an Allow (a misspelt Allow must not allow), though it still closes a run
+//! in Google's grouping as Google's parser would.
 
-use super::agent::{match_len, product_token, AgentToken};
-use super::lexer::{directive, lines, superset_cut, Directive};
-use super::{index_dir_prefix, CrawlDelay, RuleKind};
+use super::agent::{google_match, spec_match_len, AgentToken};
+use super::lexer::{lines, read, superset_cut, Directive};
+use super::{CrawlDelay, RuleKind};
 use crate::constants::ROBOTS_MAX_BYTES;
 
 /// A rule as it appears in the file.
@@ -15,89 +30,75 @@ use crate::constants::ROBOTS_MAX_BYTES;
 pub(crate) struct RawRule<'a> {
     pub kind: RuleKind,
     pub line: u32,
-    /// The value, or for an implied directory rule, the `/dir/` prefix.
+    /// The value.
     pub value: &'a [u8],
     /// Octets of the value before a long line was cut.
     pub cut_from: Option<usize>,
-    /// Google's implied `Allow: /dir/$` for `Allow: /dir/index.html`:
-    /// the pattern is `value` followed by `$`.
-    pub implied_dir: bool,
 }
 
-/// What the grouper reports.
+/// What one line contributes.
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum Event<'a> {
-    /// A new group starts at this line.
-    GroupStart(#[cfg_attr(not(feature = "alloc"), allow(dead_code))] u32),
-    /// The current group also applies to this agent.
-    Agent(AgentToken<'a>),
-    /// A rule of the current group.
-    Rule(RawRule<'a>),
-    /// A Crawl-delay of the current group.
-    CrawlDelay(CrawlDelay),
+    /// A User-agent line.
+    Agent {
+        token: AgentToken<'a>,
+        #[cfg_attr(not(feature = "alloc"), allow(dead_code))]
+        line: u32,
+        /// Read the same by the spec's grammar (see `lexer::Line::strict`).
+        strict: bool,
+    },
+    /// An Allow or Disallow line.
+    Rule { rule: RawRule<'a>, strict: bool },
+    /// A Crawl-delay line; `delay` is `None` when its value is not a number
+    /// (the line still closes a run of User-agent lines in the spec's
+    /// grouping).
+    CrawlDelay {
+        delay: Option<CrawlDelay>,
+        strict: bool,
+    },
     /// A Sitemap line (belongs to no group).
     Sitemap(#[cfg_attr(not(feature = "alloc"), allow(dead_code))] &'a [u8]),
 }
 
-/// Feeds the group events of `body` (the whole lines kept of a truncated
-/// body) to `f`, then those of `tail`, the start of the line the 500 KiB
-/// limit cut (see `limit`).
+/// Feeds the events of `body` (the whole lines kept of a truncated body) to
+/// `f`, then those of `tail`, the start of the line the 500 KiB limit cut
+/// (see `limit`).
 pub(crate) fn events<'a>(body: &'a [u8], tail: Option<&'a [u8]>, mut f: impl FnMut(Event<'a>)) {
-    let mut in_group = false;
-    let mut closed = false;
     let mut last_line = 0;
     for line in lines(body) {
         last_line = line.number;
+        let strict = line.strict;
         match line.directive {
-            Directive::UserAgent(v) => {
-                if !in_group || closed {
-                    f(Event::GroupStart(line.number));
-                    in_group = true;
-                    closed = false;
-                }
-                f(Event::Agent(product_token(v)));
-            }
-            Directive::Allow(value) | Directive::Disallow { value, .. } if !in_group => {
-                // Rules before any User-agent line belong to no group.
-                let _ = value;
-            }
-            Directive::Allow(value) => {
-                closed = true;
-                f(Event::Rule(RawRule {
+            Directive::UserAgent(v) => f(Event::Agent {
+                token: super::agent::product_token(v),
+                line: line.number,
+                strict,
+            }),
+            Directive::Allow(value) => f(Event::Rule {
+                rule: RawRule {
                     kind: RuleKind::Allow,
                     line: line.number,
                     value,
                     cut_from: None,
-                    implied_dir: false,
-                }));
-                if let Some(n) = index_dir_prefix(value) {
-                    f(Event::Rule(RawRule {
-                        kind: RuleKind::Allow,
-                        line: line.number,
-                        value: &value[..n],
-                        cut_from: None,
-                        implied_dir: true,
-                    }));
-                }
-            }
+                },
+                strict,
+            }),
             Directive::Disallow {
                 value,
                 truncated_from,
-            } => {
-                closed = true;
-                f(Event::Rule(RawRule {
+            } => f(Event::Rule {
+                rule: RawRule {
                     kind: RuleKind::Disallow,
                     line: line.number,
                     value,
                     cut_from: truncated_from,
-                    implied_dir: false,
-                }));
-            }
-            Directive::CrawlDelay(v) if in_group => {
-                if let Some(d) = CrawlDelay::parse(v) {
-                    f(Event::CrawlDelay(d));
-                }
-            }
+                },
+                strict,
+            }),
+            Directive::CrawlDelay(v) => f(Event::CrawlDelay {
+                delay: CrawlDelay::parse(v),
+                strict,
+            }),
             Directive::Sitemap(v) if !v.is_empty() => f(Event::Sitemap(v)),
             _ => {}
         }
@@ -107,48 +108,63 @@ pub(crate) fn events<'a>(body: &'a [u8], tail: Option<&'a [u8]>, mut f: impl FnM
     // the file (its real length is unknown, but it reached the limit), so
     // it can only deny more (R2c). Anything else there is dropped: a cut
     // Allow would permit more than its author wrote.
-    if let (Some(tail), true) = (tail, in_group) {
-        if let Directive::Disallow { value, .. } = directive(tail) {
-            f(Event::Rule(RawRule {
-                kind: RuleKind::Disallow,
-                line: last_line.saturating_add(1),
-                value: superset_cut(value),
-                cut_from: Some(ROBOTS_MAX_BYTES),
-                implied_dir: false,
-            }));
+    if let Some(tail) = tail {
+        if let (Directive::Disallow { value, .. }, strict) = read(tail) {
+            f(Event::Rule {
+                rule: RawRule {
+                    kind: RuleKind::Disallow,
+                    line: last_line.saturating_add(1),
+                    value: superset_cut(value),
+                    cut_from: Some(ROBOTS_MAX_BYTES),
+                },
+                strict,
+            });
         }
     }
 }
 
-/// Where the selector sends the selected parts.
+/// Candidate set: groups naming our token in the spec's selection.
+pub(crate) const SPEC_NAMED: u8 = 1;
+/// Candidate set: `*` groups in the spec's grouping.
+pub(crate) const SPEC_GLOBAL: u8 = 2;
+/// Candidate set: groups naming our token in Google's selection.
+pub(crate) const GOOGLE_NAMED: u8 = 4;
+/// Candidate set: `*` groups in Google's grouping.
+pub(crate) const GOOGLE_GLOBAL: u8 = 8;
+
+/// Where the selectors send the selected parts.
 pub(crate) trait SelectSink<'a> {
-    /// A longer named match was found: drop the named rules kept so far.
-    fn reset_named(&mut self);
-    /// A rule for the named set and/or the `*` set.
-    fn rule(&mut self, named: bool, global: bool, rule: RawRule<'a>);
-    /// A Crawl-delay for the named set and/or the `*` set.
-    fn crawl_delay(&mut self, named: bool, global: bool, delay: CrawlDelay);
+    /// A longer named match was found in one reading: drop candidate set
+    /// `set` ([`SPEC_NAMED`] or [`GOOGLE_NAMED`]) kept so far.
+    fn reset_named(&mut self, set: u8);
+    /// A rule of the candidate sets `sets` (a non-empty mask).
+    fn rule(&mut self, sets: u8, rule: RawRule<'a>);
+    /// A Crawl-delay of the candidate sets `sets`.
+    fn crawl_delay(&mut self, sets: u8, delay: CrawlDelay);
 }
 
-/// Streaming group selection for one product token: keeps the groups whose
-/// agent is the longest match so far (merging equal ones) and the `*` groups.
-pub(crate) struct Selector<'t> {
+/// Streaming grouping and selection for one product token in one reading.
+struct Selector<'t> {
     wanted: &'t [u8],
+    google: bool,
     started: bool,
+    closed: bool,
     resolved: bool,
     cur_len: Option<usize>,
     cur_global: bool,
     named: bool,
     pending_delay: Option<CrawlDelay>,
     /// Length of the longest named match so far; 0 when none.
-    pub best: usize,
+    best: usize,
 }
 
 impl<'t> Selector<'t> {
-    pub fn new(wanted: &'t [u8]) -> Self {
+    fn new(wanted: &'t [u8], google: bool) -> Self {
         Selector {
             wanted,
+            google,
             started: false,
+            closed: false,
             resolved: false,
             cur_len: None,
             cur_global: false,
@@ -158,6 +174,24 @@ impl<'t> Selector<'t> {
         }
     }
 
+    fn named_set(&self) -> u8 {
+        if self.google {
+            GOOGLE_NAMED
+        } else {
+            SPEC_NAMED
+        }
+    }
+
+    /// The candidate sets the current group feeds.
+    fn sets(&self) -> u8 {
+        let (named, global) = if self.google {
+            (GOOGLE_NAMED, GOOGLE_GLOBAL)
+        } else {
+            (SPEC_NAMED, SPEC_GLOBAL)
+        };
+        (if self.named { named } else { 0 }) | (if self.cur_global { global } else { 0 })
+    }
+
     fn resolve<'a>(&mut self, sink: &mut impl SelectSink<'a>) {
         if self.resolved || !self.started {
             return;
@@ -165,55 +199,146 @@ impl<'t> Selector<'t> {
         self.resolved = true;
         if let Some(m) = self.cur_len {
             if m > self.best {
-                sink.reset_named();
+                sink.reset_named(self.named_set());
                 self.best = m;
             }
         }
         self.named = self.best > 0 && self.cur_len == Some(self.best);
         if let Some(d) = self.pending_delay.take() {
-            if self.named || self.cur_global {
-                sink.crawl_delay(self.named, self.cur_global, d);
+            let sets = self.sets();
+            if sets != 0 {
+                sink.crawl_delay(sets, d);
             }
+        }
+    }
+
+    fn agent<'a>(&mut self, token: AgentToken<'_>, sink: &mut impl SelectSink<'a>) {
+        if !self.started || self.closed {
+            self.resolve(sink);
+            self.started = true;
+            self.closed = false;
+            self.resolved = false;
+            self.cur_len = None;
+            self.cur_global = false;
+            self.named = false;
+        }
+        match token {
+            AgentToken::Global => self.cur_global = true,
+            AgentToken::Named(t) => {
+                let m = if self.google {
+                    google_match(t, self.wanted).then_some(self.wanted.len())
+                } else {
+                    spec_match_len(t, self.wanted)
+                };
+                if let Some(m) = m {
+                    self.cur_len = Some(self.cur_len.map_or(m, |c| c.max(m)));
+                }
+            }
+            AgentToken::Empty => {}
+        }
+    }
+
+    /// A rule line: closes the run of User-agent lines; returns the sets
+    /// its rule belongs to (none before the first User-agent line).
+    fn rule<'a>(&mut self, sink: &mut impl SelectSink<'a>) -> u8 {
+        if !self.started {
+            return 0;
+        }
+        self.closed = true;
+        self.resolve(sink);
+        self.sets()
+    }
+
+    fn crawl_delay<'a>(&mut self, delay: Option<CrawlDelay>, sink: &mut impl SelectSink<'a>) {
+        if !self.started {
+            return;
+        }
+        if !self.google {
+            // "A group is one or more consecutive User-agent lines followed
+            // by the rule lines (Allow, Disallow, Crawl-delay)".
+            self.closed = true;
+            self.resolve(sink);
+        }
+        let Some(d) = delay else { return };
+        if self.resolved {
+            let sets = self.sets();
+            if sets != 0 {
+                sink.crawl_delay(sets, d);
+            }
+        } else {
+            self.pending_delay = Some(self.pending_delay.map_or(d, |p| p.max(d)));
+        }
+    }
+}
+
+/// Both readings' selection over one stream of events.
+pub(crate) struct Selection<'t> {
+    spec: Selector<'t>,
+    google: Selector<'t>,
+}
+
+impl<'t> Selection<'t> {
+    pub fn new(wanted: &'t [u8]) -> Self {
+        Selection {
+            spec: Selector::new(wanted, false),
+            google: Selector::new(wanted, true),
         }
     }
 
     pub fn event<'a>(&mut self, ev: Event<'a>, sink: &mut impl SelectSink<'a>) {
         match ev {
-            Event::GroupStart(_) => {
-                self.resolve(sink);
-                self.started = true;
-                self.resolved = false;
-                self.cur_len = None;
-                self.cur_global = false;
-                self.named = false;
+            Event::Agent { token, strict, .. } => {
+                if strict {
+                    self.spec.agent(token, sink);
+                }
+                self.google.agent(token, sink);
             }
-            Event::Agent(AgentToken::Global) => self.cur_global = true,
-            Event::Agent(AgentToken::Named(t)) => {
-                if let Some(m) = match_len(t, self.wanted) {
-                    self.cur_len = Some(self.cur_len.map_or(m, |c| c.max(m)));
+            Event::Rule { rule, strict } => {
+                let mut sets = 0;
+                if strict {
+                    sets |= self.spec.rule(sink);
+                }
+                let google = self.google.rule(sink);
+                if strict || rule.kind == RuleKind::Disallow {
+                    sets |= google;
+                }
+                if sets != 0 {
+                    sink.rule(sets, rule);
                 }
             }
-            Event::Agent(AgentToken::Empty) | Event::Sitemap(_) => {}
-            Event::Rule(r) => {
-                self.resolve(sink);
-                if self.named || self.cur_global {
-                    sink.rule(self.named, self.cur_global, r);
+            Event::CrawlDelay { delay, strict } => {
+                if strict {
+                    self.spec.crawl_delay(delay, sink);
                 }
+                self.google.crawl_delay(delay, sink);
             }
-            Event::CrawlDelay(d) => {
-                if self.resolved {
-                    if self.named || self.cur_global {
-                        sink.crawl_delay(self.named, self.cur_global, d);
-                    }
-                } else {
-                    self.pending_delay = Some(self.pending_delay.map_or(d, |p| p.max(d)));
-                }
-            }
+            Event::Sitemap(_) => {}
         }
     }
 
-    /// Call once after the last event.
-    pub fn finish<'a>(&mut self, sink: &mut impl SelectSink<'a>) {
-        self.resolve(sink);
+    /// Call once after the last event; returns the candidate set each
+    /// reading uses: ([`SPEC_NAMED`] or [`SPEC_GLOBAL`], [`GOOGLE_NAMED`] or
+    /// [`GOOGLE_GLOBAL`]).
+    pub fn finish<'a>(&mut self, sink: &mut impl SelectSink<'a>) -> (u8, u8) {
+        self.spec.resolve(sink);
+        self.google.resolve(sink);
+        (
+            if self.spec.best > 0 {
+                SPEC_NAMED
+            } else {
+                SPEC_GLOBAL
+            },
+            if self.google.best > 0 {
+                GOOGLE_NAMED
+            } else {
+                GOOGLE_GLOBAL
+            },
+        )
+    }
+
+    /// Whether the spec's selection found a group naming the token.
+    #[cfg_attr(not(feature = "alloc"), allow(dead_code))]
+    pub fn spec_named(&self) -> bool {
+        self.spec.best > 0
     }
 }

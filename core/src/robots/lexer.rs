@@ -6,6 +6,14 @@
 //! BOMs, and are sometimes binary garbage. It never fails; a line it cannot
 //! read is [`Directive::Unknown`] and changes nothing, exactly as a parser
 //! that ignores unknown lines would.
+//!
+//! Each line is read twice at once. The spec's grammar ("Lines are
+//! `field: value`", field names compared whole) and Google's tolerance
+//! (field names matched by prefix, common typos, a missing colon) disagree
+//! on lines such as `Allow-ads: /`, `Dissallow: /x` or `Disallow /x`. A line
+//! only the tolerant reading understands is marked [`Line::strict`] `false`;
+//! the grouper then lets it count in Google's reading only, and never as an
+//! Allow: a misspelt Disallow may deny, a misspelt Allow must not allow.
 
 use nom::bytes::complete::{take_till, take_while, take_while1};
 use nom::character::complete::char as nchar;
@@ -45,8 +53,11 @@ pub enum Directive<'a> {
 pub struct Line<'a> {
     /// 1-based line number in the body.
     pub number: u32,
-    /// What the line says.
+    /// What the line says, in the tolerant reading.
     pub directive: Directive<'a>,
+    /// Whether the spec's grammar reads the line the same way (exact field
+    /// name, a colon). Always `true` for [`Directive::Unknown`].
+    pub strict: bool,
 }
 
 /// Skips a UTF-8 byte-order mark, or any prefix of one, at the start.
@@ -97,9 +108,11 @@ impl<'a> Iterator for Lines<'a> {
         };
         self.rest = next;
         self.number = self.number.saturating_add(1);
+        let (directive, strict) = read(line);
         Some(Line {
             number: self.number,
-            directive: directive(line),
+            directive,
+            strict,
         })
     }
 }
@@ -142,17 +155,21 @@ fn space_form(input: &[u8]) -> IResult<&[u8], (&[u8], &[u8])> {
     Ok((input, (key, value)))
 }
 
-fn key_value(line: &[u8]) -> Option<(&[u8], &[u8])> {
+/// The key and value of a line, and whether a colon separated them.
+fn key_value(line: &[u8]) -> Option<(&[u8], &[u8], bool)> {
     let line = trim(line);
-    let (key, value) = match colon_form(line) {
-        Ok((_, kv)) => kv,
-        Err(_) => space_form(line).ok()?.1,
+    let (key, value, colon) = match colon_form(line) {
+        Ok((_, (k, v))) => (k, v, true),
+        Err(_) => {
+            let (k, v) = space_form(line).ok()?.1;
+            (k, v, false)
+        }
     };
     let key = trim(key);
     if key.is_empty() {
         return None;
     }
-    Some((key, trim(value)))
+    Some((key, trim(value), colon))
 }
 
 fn starts_with_ci(s: &[u8], prefix: &[u8]) -> bool {
@@ -197,8 +214,14 @@ pub(crate) fn superset_cut(mut v: &[u8]) -> &[u8] {
     }
 }
 
-/// Reads one line (without its terminator).
+/// Reads one line (without its terminator) in the tolerant reading.
 pub fn directive(line: &[u8]) -> Directive<'_> {
+    read(line).0
+}
+
+/// Reads one line (without its terminator): the tolerant reading, and
+/// whether the spec's grammar reads it the same (see [`Line::strict`]).
+pub fn read(line: &[u8]) -> (Directive<'_>, bool) {
     // Every field name we know starts with one of these letters, and the
     // key starts at the first non-blank octet. Anything else (HTML, prose,
     // comments, blank lines) is decided here without reading the rest.
@@ -207,7 +230,7 @@ pub fn directive(line: &[u8]) -> Directive<'_> {
         .find(|&&b| !is_ws(b))
         .map(|b| b.to_ascii_lowercase());
     if !matches!(first, Some(b'u' | b'a' | b'd' | b'c' | b's')) {
-        return Directive::Unknown;
+        return (Directive::Unknown, true);
     }
     // A comment runs from `#` to the end of the line, wherever it starts.
     let content = match memchr::memchr(b'#', line) {
@@ -216,24 +239,29 @@ pub fn directive(line: &[u8]) -> Directive<'_> {
     };
     let over_long = content.len() > MAX_LINE;
     let kept = cut_at_char_boundary(content, MAX_LINE);
-    let Some((key, value)) = key_value(kept) else {
-        return Directive::Unknown;
+    let Some((key, value, colon)) = key_value(kept) else {
+        return (Directive::Unknown, true);
     };
+    // The spec's grammar: a colon, and the whole field name.
+    let exact = |name: &[u8]| colon && key.eq_ignore_ascii_case(name);
     // Google matches field names by prefix and tolerates frequent typos;
     // the spec is silent, and recognising a misspelt Disallow can only
     // block more, never less.
     let is = |prefixes: &[&[u8]]| prefixes.iter().any(|p| starts_with_ci(key, p));
     // The names of each first letter are tried only for keys with it.
     match key[0].to_ascii_lowercase() {
-        b'u' if is(&[b"user-agent", b"useragent", b"user agent"]) => Directive::UserAgent(value),
+        b'u' if is(&[b"user-agent", b"useragent", b"user agent"]) => {
+            (Directive::UserAgent(value), exact(b"user-agent"))
+        }
         b'a' if is(&[b"allow"]) => {
+            let strict = exact(b"allow");
             if over_long {
                 // A cut Allow would permit more than its author wrote:
                 // keep the whole value (R2c: never under-block).
-                let full = key_value(content).map(|(_, v)| v).unwrap_or(value);
-                Directive::Allow(full)
+                let full = key_value(content).map(|(_, v, _)| v).unwrap_or(value);
+                (Directive::Allow(full), strict)
             } else {
-                Directive::Allow(value)
+                (Directive::Allow(value), strict)
             }
         }
         b'd' if is(&[
@@ -247,7 +275,7 @@ pub fn directive(line: &[u8]) -> Directive<'_> {
         {
             let truncated_from = if over_long {
                 key_value(content)
-                    .map(|(_, v)| v.len())
+                    .map(|(_, v, _)| v.len())
                     .filter(|&n| n > value.len())
             } else {
                 None
@@ -258,16 +286,19 @@ pub fn directive(line: &[u8]) -> Directive<'_> {
             } else {
                 value
             };
-            Directive::Disallow {
-                value,
-                truncated_from,
-            }
+            (
+                Directive::Disallow {
+                    value,
+                    truncated_from,
+                },
+                exact(b"disallow"),
+            )
         }
         b'c' if is(&[b"crawl-delay", b"crawldelay", b"crawl_delay"]) => {
-            Directive::CrawlDelay(value)
+            (Directive::CrawlDelay(value), exact(b"crawl-delay"))
         }
-        b's' if is(&[b"sitemap", b"site-map"]) => Directive::Sitemap(value),
-        _ => Directive::Unknown,
+        b's' if is(&[b"sitemap", b"site-map"]) => (Directive::Sitemap(value), exact(b"sitemap")),
+        _ => (Directive::Unknown, true),
     }
 }
 
@@ -347,6 +378,31 @@ mod tests {
                 "{:?}",
                 line.utf8_chunks().collect::<Vec<_>>()
             );
+        }
+    }
+
+    #[test]
+    fn only_exact_names_with_a_colon_are_strict() {
+        for (line, strict) in [
+            (&b"User-agent: x"[..], true),
+            (b"  USER-AGENT : x", true),
+            (b"Allow: /a", true),
+            (b"allow:/a", true),
+            (b"Disallow: /a", true),
+            (b"Crawl-delay: 5", true),
+            (b"Sitemap: s", true),
+            (b"Allow-ads: /", false),
+            (b"ALLOWED: /a", false),
+            (b"Allow /a", false),
+            (b"Disallow /a", false),
+            (b"Dissallow: /a", false),
+            (b"useragent: x", false),
+            (b"User Agent: x", false),
+            (b"crawldelay: 5", false),
+            (b"host: x", true),
+            (b"", true),
+        ] {
+            assert_eq!(read(line).1, strict, "{:?}", core::str::from_utf8(line));
         }
     }
 

@@ -31,6 +31,10 @@ pub trait Subject: Copy {
     fn ends_with(self, seg: &[u8]) -> bool;
     /// Whether nothing remains.
     fn is_empty(self) -> bool;
+    /// The cursor just after the rightmost occurrence of `seg`.
+    fn rfind_after(self, seg: &[u8]) -> Option<Self>;
+    /// Octets left after the cursor.
+    fn remaining(self) -> usize;
 }
 
 impl Subject for &[u8] {
@@ -66,6 +70,15 @@ impl Subject for &[u8] {
     #[inline]
     fn is_empty(self) -> bool {
         <[u8]>::is_empty(self)
+    }
+    #[inline]
+    fn rfind_after(self, seg: &[u8]) -> Option<Self> {
+        let j = memchr::memmem::rfind(self, seg)?;
+        Some(&self[j + seg.len()..])
+    }
+    #[inline]
+    fn remaining(self) -> usize {
+        self.len()
     }
 }
 
@@ -109,6 +122,28 @@ impl Subject for Normalized<'_> {
     }
     fn is_empty(self) -> bool {
         Normalized::is_empty(&self)
+    }
+    fn rfind_after(self, seg: &[u8]) -> Option<Self> {
+        // Only targets too long for any copy come here: every start is
+        // tried, O(path x segment), as the module docs say.
+        let mut start = self;
+        let mut last = None;
+        loop {
+            if let Some(after) = start.strip_prefix(seg) {
+                last = Some(after);
+            }
+            if start.next_byte().is_none() {
+                return last;
+            }
+        }
+    }
+    fn remaining(self) -> usize {
+        let mut n = 0;
+        let mut probe = self;
+        while probe.next_byte().is_some() {
+            n += 1;
+        }
+        n
     }
 }
 
@@ -170,6 +205,48 @@ pub fn matches<S: Subject>(pattern: &[u8], subject: S) -> bool {
     }
 }
 
+/// How many octets of `subject` a match of `pattern` covers: the fewest and
+/// the most over every way its `*`s can expand, or `None` without a match.
+///
+/// This is what the spec's precedence counts ("an expanded * counts as the
+/// characters it consumed"). Placing every segment at its leftmost
+/// occurrence gives the earliest end; keeping the others leftmost and the
+/// last one at its rightmost occurrence gives the latest (leftmost places
+/// leave it the most room). A final `$` covers the whole subject either way,
+/// and a pattern without `*` covers exactly its own octets. Linear on a
+/// slice, like [`matches`].
+pub fn match_span<S: Subject>(pattern: &[u8], subject: S) -> Option<(usize, usize)> {
+    let total = subject.remaining();
+    let (body, anchored) = match pattern.split_last() {
+        Some((b'$', rest)) => (rest, true),
+        _ => (pattern, false),
+    };
+    let mut segments = Segments(Some(body));
+    let first = segments.next().unwrap_or_default();
+    let mut cur = subject.strip_prefix(first)?;
+    let Some(mut seg) = segments.next() else {
+        if anchored && !cur.is_empty() {
+            return None;
+        }
+        let n = total - cur.remaining();
+        return Some((n, n));
+    };
+    for next in segments {
+        cur = cur.find_after(seg)?;
+        seg = next;
+    }
+    if anchored {
+        return cur.ends_with(seg).then_some((total, total));
+    }
+    let earliest = cur.find_after(seg)?;
+    let latest = if seg.is_empty() {
+        0
+    } else {
+        cur.rfind_after(seg).map_or(0, |c| c.remaining())
+    };
+    Some((total - earliest.remaining(), total - latest))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -200,6 +277,37 @@ mod tests {
         assert!(!both("/a*a$", "/a"));
         assert!(both("/$", "/"));
         assert!(both("/a$b", "/a$b/c"), "a `$` before the end is literal");
+    }
+
+    fn span(p: &str, s: &str) -> Option<(usize, usize)> {
+        let a = match_span(p.as_bytes(), s.as_bytes());
+        let b = match_span(p.as_bytes(), Normalized::new(s.as_bytes()));
+        assert_eq!(
+            a, b,
+            "slice and normalised subjects disagree on {p:?} vs {s:?}"
+        );
+        assert_eq!(a.is_some(), both(p, s), "match_span and matches disagree");
+        a
+    }
+
+    #[test]
+    fn spans_count_what_the_stars_consumed() {
+        // Literal: exactly the pattern's octets.
+        assert_eq!(span("/a/b", "/a/b/c"), Some((4, 4)));
+        assert_eq!(span("/a/b$", "/a/b"), Some((4, 4)));
+        assert_eq!(span("/a/b$", "/a/b/"), None);
+        // The trackback row of issue #10: the Disallow covers 32 octets.
+        let path = "/wp-content/uploads/x/trackback/";
+        assert_eq!(span("*/trackback/", path), Some((32, 32)));
+        // Several occurrences of the last segment: earliest and latest end.
+        assert_eq!(span("/*b", "/abab"), Some((3, 5)));
+        assert_eq!(span("/a*", "/abc"), Some((2, 4)));
+        assert_eq!(span("*", "/abc"), Some((0, 4)));
+        assert_eq!(span("/*x*y", "/x1y2xy3"), Some((4, 7)));
+        // Anchored patterns cover everything.
+        assert_eq!(span("/*.pdf$", "/d/r.pdf"), Some((8, 8)));
+        assert_eq!(span("/*.pdf$", "/d/r.pdf?x"), None);
+        assert_eq!(span("/*q", "/abc"), None);
     }
 
     #[test]

@@ -8,11 +8,15 @@
 //! `heapless` feature's `fixed::FixedPolicy` does the same in fixed
 //! capacity with no allocator.
 //!
-//! Where two faithful readings of the rules disagree — the spec's
-//! percent-decoding of unreserved octets against Google's verbatim
-//! comparison — the request is denied if either reading denies it. R2c
-//! permits over-blocking and forbids under-blocking, so ambiguity resolves
-//! toward "no". See `docs/conformance.md`.
+//! The strictest reading wins. Where the spec speaks, its text is the
+//! contract; where its text leaves room (how many characters an expanded
+//! `*` "consumed") or is silent (typos, percent-encoding of reserved
+//! octets), faithful readings differ. Every [`Reading`] is evaluated in one
+//! pass, and a path is allowed only if each allows it: R2c permits
+//! over-blocking and forbids under-blocking, so ambiguity resolves toward
+//! "no". The lexer reads each line in the spec's grammar and in Google's
+//! tolerant one, and the selector groups the lines both ways, so that one
+//! parse serves every reading. See `docs/conformance.md`.
 
 pub mod agent;
 #[cfg(feature = "heapless")]
@@ -30,7 +34,6 @@ use crate::constants::ROBOTS_MAX_BYTES;
 use crate::percent;
 use core::fmt;
 use core::time::Duration;
-use matcher::matches;
 
 /// Whether a rule permits or forbids.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -128,6 +131,9 @@ pub struct Verdict<'a> {
     pub allowed: bool,
     /// The deciding rule; `None` when no rule matched (allowed).
     pub rule: Option<MatchedRule<'a>>,
+    /// The reading whose verdict this is: the first that denied, or the
+    /// spec's when every reading allowed.
+    pub reading: Reading,
     /// Set when the answer is a deliberate over-block because a fixed
     /// capacity was exceeded (never set by the allocating model).
     pub overflow: bool,
@@ -141,11 +147,71 @@ impl fmt::Display for Verdict<'_> {
             "disallowed"
         })?;
         match self.rule {
+            Some(r) if self.reading != Reading::Spec => {
+                write!(f, " by {r} in {}", self.reading.as_str())
+            }
             Some(r) => write!(f, " by {r}"),
             None if self.overflow => f.write_str(" (capacity exceeded: over-blocking)"),
             None => f.write_str(" (no rule matched)"),
         }
     }
+}
+
+/// The readings of a robots.txt whose verdicts must all allow a path before
+/// it is fetched ("the strictest reading wins", `docs/conformance.md`).
+///
+/// Each is a faithful reading of the same file: the spec's own algorithm
+/// (sections 9.1.2-9.1.4, with every ambiguity read the strict way), the
+/// spec's algorithm with RFC 9309's precedence and percent-encoding, and
+/// Google's reference parser where it tolerates what the spec's grammar does
+/// not. R2c allows over-blocking and forbids under-blocking, so a path one
+/// of them denies is denied.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Reading {
+    /// The spec's text: 9.1.2 grouping (Crawl-delay is a rule line), 9.1.3
+    /// prefix selection, exact field names, unreserved octets decoded, and
+    /// "an expanded * counts as the characters it consumed" (a Disallow its
+    /// longest possible match, an Allow its shortest).
+    Spec,
+    /// The spec's groups with RFC 9309's precedence (the pattern's octets)
+    /// and its §2.2.2 percent-encoding table.
+    Rfc9309,
+    /// Google's reference parser where it adds tolerance: field-name typos
+    /// and missing colons (never for an Allow), Crawl-delay not closing a
+    /// run of User-agent lines, the agent cut at its first non-letter, and
+    /// request paths compared as sent.
+    Google,
+}
+
+impl Reading {
+    /// Every reading, in the order a denial is reported.
+    pub const ALL: [Reading; 3] = [Reading::Spec, Reading::Rfc9309, Reading::Google];
+
+    /// A short name for messages.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Reading::Spec => "the spec's reading",
+            Reading::Rfc9309 => "RFC 9309's reading",
+            Reading::Google => "Google's reading",
+        }
+    }
+}
+
+/// A rule belongs to the groups the spec's selection chose (the spec's and
+/// RFC 9309's readings).
+pub(crate) const IN_SPEC: u8 = 1;
+/// A rule belongs to the groups Google's selection chose.
+pub(crate) const IN_GOOGLE: u8 = 2;
+
+/// The forms a rule or a target is compared in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Form {
+    /// Canonical (see [`percent`]): the spec's reading.
+    Spec,
+    /// RFC 9309's table on top of the canonical form.
+    Rfc,
+    /// Google's: rules with non-ASCII encoded, targets as sent.
+    Google,
 }
 
 /// One rule as the evaluator sees it, whichever model stores it.
@@ -156,16 +222,30 @@ pub(crate) struct RuleView<'a> {
     pub text: &'a [u8],
     /// Canonical form (see [`percent`]).
     pub spec: &'a [u8],
-    /// Google's form.
+    /// RFC 9309 form; `rfc_same` when it is the canonical one.
+    pub rfc: &'a [u8],
+    pub rfc_same: bool,
+    /// Google's form; `google_same` when it is the canonical one.
     pub google: &'a [u8],
-    /// Precedence in the spec reading: octets of `spec`, or of the value
-    /// before a cut when the line was too long.
-    pub priority: usize,
-    /// Precedence in Google's reading.
-    pub google_priority: usize,
-    /// A cut Disallow whose remaining pattern is empty: it matches
-    /// everything (its full value would have matched something unknown).
-    pub match_all: bool,
+    pub google_same: bool,
+    /// [`IN_SPEC`] and/or [`IN_GOOGLE`].
+    pub readings: u8,
+    /// A Disallow cut short (long line, the 500 KiB limit, a fixed
+    /// capacity): it matches a superset of what its whole value matched, and
+    /// `floor` is the length of the whole value, so that it never ranks
+    /// below it.
+    pub cut: bool,
+    pub floor: usize,
+}
+
+impl RuleView<'_> {
+    fn form(&self, form: Form) -> &[u8] {
+        match form {
+            Form::Spec => self.spec,
+            Form::Rfc => self.rfc,
+            Form::Google => self.google,
+        }
+    }
 }
 
 /// The first literal octets of a pattern (up to 7, before any `*` and a
@@ -211,137 +291,259 @@ impl Key {
 /// The rules of a model as the evaluator sees them, in the model's order.
 pub(crate) trait RuleSet<'a>: Copy {
     /// Whether a request target too long for the stack copy may be copied
-    /// to the heap (see [`best_in_view`]); models without an allocator say
+    /// to the heap (see [`with_subject`]); models without an allocator say
     /// no and match such a target on the lazy view.
-    #[cfg(feature = "alloc")]
     const HEAP_COPY: bool = false;
 
     /// Number of rules.
     fn len(self) -> usize;
-    /// Whether rule `i`'s pattern in the spec's (or Google's) reading may
-    /// match a subject starting with `head`.
-    fn admits(self, i: usize, google: bool, head: Key) -> bool;
+    /// Whether some rule's form `form` differs from its canonical form.
+    fn has_alt(self, form: Form) -> bool;
+    /// Whether rule `i`'s pattern in `form` may match a subject starting
+    /// with `head`.
+    fn admits(self, i: usize, form: Form, head: Key) -> bool;
     /// Rule `i`.
     fn view(self, i: usize) -> RuleView<'a>;
 }
 
-fn best_match<'a, R: RuleSet<'a>, S: matcher::Subject>(
-    rules: R,
-    subject: S,
-    head: Key,
-    sorted: bool,
-    google: bool,
-) -> Option<RuleView<'a>> {
-    let mut best: Option<(usize, RuleView<'a>)> = None;
-    for i in 0..rules.len() {
-        if !rules.admits(i, google, head) {
-            continue;
-        }
-        let r = rules.view(i);
-        let (pattern, priority) = if google {
-            (r.google, r.google_priority)
-        } else {
-            (r.spec, r.priority)
-        };
-        let hit = if r.match_all {
-            true
-        } else {
-            priority > 0 && matches(pattern, subject)
-        };
-        if !hit {
-            continue;
-        }
-        if sorted && !google {
-            return Some(r);
-        }
-        let better = match &best {
-            None => true,
-            Some((p, b)) => {
-                priority > *p
-                    || (priority == *p && r.kind == RuleKind::Allow && b.kind != RuleKind::Allow)
-            }
-        };
-        if better {
-            best = Some((priority, r));
+/// A request target in one form: a slice when it could be copied (or
+/// needed no change), else a lazy view.
+#[derive(Debug, Clone, Copy)]
+enum Subj<'s> {
+    Slice(&'s [u8]),
+    View(percent::Normalized<'s>),
+}
+
+impl matcher::Subject for Subj<'_> {
+    #[inline]
+    fn strip_prefix(self, seg: &[u8]) -> Option<Self> {
+        match self {
+            Subj::Slice(s) => s.strip_prefix(seg).map(Subj::Slice),
+            Subj::View(v) => v.strip_prefix(seg).map(Subj::View),
         }
     }
-    best.map(|(_, r)| r)
+    #[inline]
+    fn find_after(self, seg: &[u8]) -> Option<Self> {
+        match self {
+            Subj::Slice(s) => matcher::Subject::find_after(s, seg).map(Subj::Slice),
+            Subj::View(v) => v.find_after(seg).map(Subj::View),
+        }
+    }
+    #[inline]
+    fn ends_with(self, seg: &[u8]) -> bool {
+        match self {
+            Subj::Slice(s) => s.ends_with(seg),
+            Subj::View(v) => v.ends_with(seg),
+        }
+    }
+    #[inline]
+    fn is_empty(self) -> bool {
+        match self {
+            Subj::Slice(s) => s.is_empty(),
+            Subj::View(v) => matcher::Subject::is_empty(v),
+        }
+    }
+    #[inline]
+    fn rfind_after(self, seg: &[u8]) -> Option<Self> {
+        match self {
+            Subj::Slice(s) => matcher::Subject::rfind_after(s, seg).map(Subj::Slice),
+            Subj::View(v) => v.rfind_after(seg).map(Subj::View),
+        }
+    }
+    #[inline]
+    fn remaining(self) -> usize {
+        match self {
+            Subj::Slice(s) => s.len(),
+            Subj::View(v) => v.remaining(),
+        }
+    }
+}
+
+impl Subj<'_> {
+    fn head(self) -> Key {
+        match self {
+            Subj::Slice(s) => Key::from_octets(s.iter().copied()),
+            Subj::View(mut v) => Key::from_octets(core::iter::from_fn(move || v.next_byte())),
+        }
+    }
 }
 
 /// Normalised subjects up to this many octets are matched from a copy on
 /// the stack, where the matcher's SIMD searches apply.
 const SMALL_SUBJECT: usize = 256;
 
-/// [`best_match`] on a normalised view of the request target. Matching the
-/// view octet by octet costs up to O(path × segment) per `*` segment; a
-/// copy makes it linear. `SCRATCH` bounds the stack the copy may take;
-/// longer targets are copied to the heap when the model allows it, else
-/// matched on the view itself.
-fn best_in_view<'a, R: RuleSet<'a>, const SCRATCH: usize>(
-    rules: R,
+/// Hands `f` the octets of `view`: copied to the stack when they fit in
+/// `SCRATCH`, to the heap when longer and `heap` allows it, else the lazy
+/// view itself. Matching a view costs up to O(path x segment) per `*`
+/// segment; a copy makes it linear.
+fn with_subject<T, const SCRATCH: usize>(
     view: percent::Normalized<'_>,
-    sorted: bool,
-    google: bool,
-) -> Option<RuleView<'a>> {
-    let mut len = 0usize;
-    let mut probe = view;
-    while probe.next_byte().is_some() {
-        len += 1;
-    }
+    heap: bool,
+    f: impl FnOnce(Subj<'_>) -> T,
+) -> T {
+    let len = matcher::Subject::remaining(view);
     if len <= SMALL_SUBJECT {
         let mut buf = [0u8; SMALL_SUBJECT];
-        best_in_copy(rules, view, &mut buf[..len], sorted, google)
+        f(Subj::Slice(fill(view, &mut buf[..len])))
     } else if len <= SCRATCH {
-        best_in_large_copy::<R, SCRATCH>(rules, view, len, sorted, google)
+        with_large_copy::<T, SCRATCH>(view, len, f)
     } else {
         // A target this long is rare and costs a pass over every rule
         // anyway: one allocation is cheaper than the view's rescans.
         #[cfg(feature = "alloc")]
-        if R::HEAP_COPY {
+        if heap {
             let mut buf = alloc::vec![0u8; len];
-            return best_in_copy(rules, view, &mut buf, sorted, google);
+            return f(Subj::Slice(fill(view, &mut buf)));
         }
-        let head = Key::from_octets(core::iter::from_fn({
-            let mut v = view;
-            move || v.next_byte()
-        }));
-        best_match(rules, view, head, sorted, google)
+        let _ = heap;
+        f(Subj::View(view))
     }
 }
 
 // Kept out of line so that the common, short targets do not pay for a
 // large stack frame.
 #[inline(never)]
-fn best_in_large_copy<'a, R: RuleSet<'a>, const SCRATCH: usize>(
-    rules: R,
+fn with_large_copy<T, const SCRATCH: usize>(
     view: percent::Normalized<'_>,
     len: usize,
-    sorted: bool,
-    google: bool,
-) -> Option<RuleView<'a>> {
+    f: impl FnOnce(Subj<'_>) -> T,
+) -> T {
     let mut buf = [0u8; SCRATCH];
-    best_in_copy(rules, view, &mut buf[..len], sorted, google)
+    f(Subj::Slice(fill(view, &mut buf[..len])))
 }
 
-fn best_in_copy<'a, R: RuleSet<'a>>(
-    rules: R,
-    mut view: percent::Normalized<'_>,
-    buf: &mut [u8],
-    sorted: bool,
-    google: bool,
-) -> Option<RuleView<'a>> {
+fn fill<'b>(mut view: percent::Normalized<'_>, buf: &'b mut [u8]) -> &'b [u8] {
     for slot in buf.iter_mut() {
         *slot = view.next_byte().unwrap_or_default();
     }
-    let subject: &[u8] = buf;
-    best_match(rules, subject, head_of(subject), sorted, google)
+    buf
 }
 
-fn head_of(subject: &[u8]) -> Key {
-    Key::from_octets(subject.iter().copied())
+/// The best match of one reading so far.
+#[derive(Clone, Copy)]
+struct Best<'a> {
+    priority: usize,
+    rule: RuleView<'a>,
 }
 
-fn verdict(rule: Option<RuleView<'_>>, overflow: bool) -> Verdict<'_> {
+fn consider<'a>(best: &mut Option<Best<'a>>, priority: usize, rule: RuleView<'a>) {
+    let better = match best {
+        None => true,
+        // "On a length tie, Allow wins"; among equals the first reports.
+        Some(b) => {
+            priority > b.priority
+                || (priority == b.priority
+                    && rule.kind == RuleKind::Allow
+                    && b.rule.kind == RuleKind::Disallow)
+        }
+    };
+    if better {
+        *best = Some(Best { priority, rule });
+    }
+}
+
+/// The precedence of a matching rule in the spec's reading: the octets its
+/// match covers, the most for a Disallow and the fewest for an Allow (the
+/// strict reading of "an expanded * counts as the characters it consumed").
+/// A cut Disallow may have covered anything up to the whole target.
+fn spec_priority(r: &RuleView<'_>, span: (usize, usize), target_len: usize) -> usize {
+    match r.kind {
+        RuleKind::Allow => span.0,
+        RuleKind::Disallow if r.cut => span.1.max(r.floor).max(target_len),
+        RuleKind::Disallow => span.1,
+    }
+}
+
+/// Whether `r` in `form` matches `subject`: an empty pattern matches
+/// nothing (9.1.4), unless it is what a cut left of a Disallow, which then
+/// matches everything.
+fn hit(r: &RuleView<'_>, form: Form, subject: Subj<'_>) -> bool {
+    let p = r.form(form);
+    if p.is_empty() {
+        return r.cut;
+    }
+    matcher::matches(p, subject)
+}
+
+fn span(r: &RuleView<'_>, subject: Subj<'_>) -> Option<(usize, usize)> {
+    if r.spec.is_empty() {
+        return r.cut.then_some((0, 0));
+    }
+    matcher::match_span(r.spec, subject)
+}
+
+/// Evaluates every reading over `rules`. `rfc` and `google` are `None`
+/// when the target's form is its canonical one.
+fn evaluate<'a, R: RuleSet<'a>>(
+    rules: R,
+    canon: Subj<'_>,
+    rfc: Option<Subj<'_>>,
+    google: Option<Subj<'_>>,
+) -> Verdict<'a> {
+    let canon_head = canon.head();
+    let canon_len = matcher::Subject::remaining(canon);
+    let rfc_head = rfc.map(Subj::head);
+    let google_head = google.map(Subj::head);
+    // When neither the target nor any rule changes in a form, that form's
+    // keys and matches are the canonical ones.
+    let rfc_keys = rfc.is_some() || rules.has_alt(Form::Rfc);
+    let google_keys = google.is_some() || rules.has_alt(Form::Google);
+    let mut best: [Option<Best<'a>>; 3] = [None; 3];
+    for i in 0..rules.len() {
+        let a_spec = rules.admits(i, Form::Spec, canon_head);
+        let a_rfc = if rfc_keys {
+            rules.admits(i, Form::Rfc, rfc_head.unwrap_or(canon_head))
+        } else {
+            a_spec
+        };
+        let a_google = if google_keys {
+            rules.admits(i, Form::Google, google_head.unwrap_or(canon_head))
+        } else {
+            a_spec
+        };
+        if !(a_spec || a_rfc || a_google) {
+            continue;
+        }
+        let r = rules.view(i);
+        let floor = |n: usize| if r.cut { n.max(r.floor) } else { n };
+        let spec_span = if a_spec && (r.readings & IN_SPEC != 0 || r.google_same) {
+            span(&r, canon)
+        } else {
+            None
+        };
+        if r.readings & IN_SPEC != 0 {
+            if let Some(s) = spec_span {
+                consider(&mut best[0], spec_priority(&r, s, canon_len), r);
+            }
+            let rfc_hit = match rfc {
+                None if r.rfc_same => spec_span.is_some(),
+                _ => a_rfc && hit(&r, Form::Rfc, rfc.unwrap_or(canon)),
+            };
+            if rfc_hit {
+                consider(&mut best[1], floor(r.rfc.len()), r);
+            }
+        }
+        if r.readings & IN_GOOGLE != 0 {
+            let google_hit = match google {
+                None if r.google_same => spec_span.is_some(),
+                _ => a_google && hit(&r, Form::Google, google.unwrap_or(canon)),
+            };
+            if google_hit {
+                consider(&mut best[2], floor(r.google.len()), r);
+            }
+        }
+    }
+    for (reading, b) in Reading::ALL.into_iter().zip(best) {
+        if let Some(b) = b {
+            if b.rule.kind == RuleKind::Disallow {
+                return verdict(Some(b.rule), reading);
+            }
+        }
+    }
+    verdict(best[0].map(|b| b.rule), Reading::Spec)
+}
+
+fn verdict(rule: Option<RuleView<'_>>, reading: Reading) -> Verdict<'_> {
     Verdict {
         allowed: !matches!(rule, Some(r) if r.kind == RuleKind::Disallow),
         rule: rule.map(|r| MatchedRule {
@@ -349,64 +551,58 @@ fn verdict(rule: Option<RuleView<'_>>, overflow: bool) -> Verdict<'_> {
             pattern: r.text,
             line: r.line,
         }),
-        overflow,
+        reading,
+        overflow: false,
     }
 }
 
-/// Decides `path_and_query` against `rules`.
-///
-/// `sorted`: rules come by descending spec priority, Allow before Disallow
-/// on ties, so the first spec match decides. `has_alt`: some rule's Google
-/// form differs from its canonical form. `SCRATCH`: the most stack a
-/// request target that needs normalising may take (see [`best_in_view`]).
+/// Decides `path_and_query` against `rules` in every [`Reading`]: allowed
+/// only if each allows. `SCRATCH`: the most stack a request target that
+/// needs normalising may take (see [`with_subject`]).
 pub(crate) fn decide<'a, R: RuleSet<'a>, const SCRATCH: usize>(
     rules: R,
     path_and_query: &[u8],
-    sorted: bool,
-    has_alt: bool,
 ) -> Verdict<'a> {
-    let rooted = path_and_query.first() == Some(&b'/');
-    let canonical = rooted && percent::is_canonical(path_and_query);
-    let spec = if canonical {
-        best_match(
-            rules,
-            path_and_query,
-            head_of(path_and_query),
-            sorted,
-            false,
-        )
-    } else if rooted {
-        best_in_view::<R, SCRATCH>(
-            rules,
-            percent::Normalized::new(path_and_query),
-            sorted,
-            false,
-        )
-    } else {
-        best_in_view::<R, SCRATCH>(
-            rules,
-            percent::Normalized::with_leading_slash(path_and_query, false),
-            sorted,
-            false,
-        )
+    let t = path_and_query;
+    let rooted = t.first() == Some(&b'/');
+    let canonical = rooted && percent::is_canonical(t);
+    let rfc_differs = percent::rfc_differs(t);
+    let heap = R::HEAP_COPY;
+    let with_rfc = |canon: Subj<'_>| {
+        let with_google = |rfc: Option<Subj<'_>>| {
+            if canonical {
+                evaluate(rules, canon, rfc, None)
+            } else if rooted {
+                evaluate(rules, canon, rfc, Some(Subj::Slice(t)))
+            } else {
+                with_subject::<_, SCRATCH>(
+                    percent::Normalized::with_leading_slash(t, true),
+                    heap,
+                    |g| evaluate(rules, canon, rfc, Some(g)),
+                )
+            }
+        };
+        if !rfc_differs {
+            with_google(None)
+        } else {
+            let view = if rooted {
+                percent::Normalized::rfc(t)
+            } else {
+                percent::Normalized::rfc_with_leading_slash(t)
+            };
+            with_subject::<_, SCRATCH>(view, heap, |r| with_google(Some(r)))
+        }
     };
-    if matches!(spec, Some(r) if r.kind == RuleKind::Disallow) || (canonical && !has_alt) {
-        return verdict(spec, false);
-    }
-    let google = if rooted {
-        best_match(rules, path_and_query, head_of(path_and_query), false, true)
+    if canonical {
+        with_rfc(Subj::Slice(t))
     } else {
-        best_in_view::<R, SCRATCH>(
-            rules,
-            percent::Normalized::with_leading_slash(path_and_query, true),
-            false,
-            true,
-        )
-    };
-    if matches!(google, Some(r) if r.kind == RuleKind::Disallow) {
-        return verdict(google, false);
+        let view = if rooted {
+            percent::Normalized::new(t)
+        } else {
+            percent::Normalized::with_leading_slash(t, false)
+        };
+        with_subject::<_, SCRATCH>(view, heap, with_rfc)
     }
-    verdict(spec, false)
 }
 
 /// What is read of a body: the whole lines within [`ROBOTS_MAX_BYTES`],
@@ -451,16 +647,6 @@ pub(crate) fn limit(body: &[u8]) -> Limited<'_> {
     }
 }
 
-/// Whether an Allow value names a directory index (`/dir/index.html`,
-/// `/dir/index.htm...`): Google also allows the directory itself
-/// (`/dir/$`). Returns the length of `/dir/`.
-pub(crate) fn index_dir_prefix(value: &[u8]) -> Option<usize> {
-    let slash = value.iter().rposition(|&b| b == b'/')?;
-    value[slash..]
-        .starts_with(b"/index.htm")
-        .then_some(slash + 1)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -494,7 +680,7 @@ mod tests {
 
     #[test]
     fn keys_never_reject_a_match() {
-        let head = |s: &[u8]| head_of(s);
+        let head = |s: &[u8]| Key::from_octets(s.iter().copied());
         let k = Key::of_pattern;
         // Literal octets before the first `*`, at most 7 of them.
         assert!(k(b"/abc").admits(head(b"/abcdef")));
@@ -514,12 +700,5 @@ mod tests {
         assert!(!k(b"/\0").admits(head(b"/")));
         assert!(k(b"/\0").admits(head(b"/\0x")));
         assert!(!k(b"/").admits(head(b"")));
-    }
-
-    #[test]
-    fn index_dir() {
-        assert_eq!(index_dir_prefix(b"/a/index.html"), Some(3));
-        assert_eq!(index_dir_prefix(b"/index.htm"), Some(1));
-        assert_eq!(index_dir_prefix(b"/a/index.php"), None);
     }
 }

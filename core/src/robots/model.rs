@@ -1,9 +1,11 @@
-//! The allocating models: [`Robots`] (every group) and [`Policy`] (the rules
-//! selected for one product token).
+//! The allocating models: [`Robots`] (every line, for inspection and for
+//! any product token) and [`Policy`] (the rules selected for one token).
 
 use super::agent::AgentToken;
-use super::group::{events, Event, RawRule, SelectSink, Selector};
-use super::{decide, limit, CrawlDelay, Key, Limited, RuleKind, RuleSet, RuleView, Verdict};
+use super::group::{events, Event, RawRule, SelectSink, Selection};
+use super::group::{GOOGLE_GLOBAL, GOOGLE_NAMED, SPEC_GLOBAL, SPEC_NAMED};
+use super::{decide, limit, CrawlDelay, Form, Key, Limited, RuleKind, RuleSet, RuleView, Verdict};
+use super::{IN_GOOGLE, IN_SPEC};
 use crate::constants::UA_TOKEN;
 use crate::percent;
 use alloc::vec::Vec;
@@ -25,24 +27,33 @@ fn push(arena: &mut Vec<u8>, bytes: &[u8]) -> Span {
     Span(start as u32, bytes.len() as u32)
 }
 
+fn push_with(arena: &mut Vec<u8>, f: impl FnOnce(&mut Vec<u8>)) -> Span {
+    let start = arena.len();
+    f(arena);
+    Span(start as u32, (arena.len() - start) as u32)
+}
+
 #[derive(Debug, Clone, Copy)]
 struct StoredRule {
     kind: RuleKind,
     line: u32,
     text: Span,
     spec: Span,
+    rfc: Span,
     google: Span,
-    priority: u32,
-    google_priority: u32,
+    readings: u8,
+    /// Length of the whole value of a cut Disallow; `None` when not cut.
+    cut_from: Option<u32>,
 }
 
 /// The rules that apply to one product token, ready to answer queries.
 ///
-/// Rules are kept sorted by precedence (longest first, Allow before Disallow
-/// on equal length), so the first matching rule decides and a query costs
-/// no allocation (unless its target needs percent-normalising and is over
-/// 8 KiB once normalised: that one is copied to the heap to be matched in
-/// linear time).
+/// Every [`Reading`](super::Reading) is answered from these rules: each
+/// rule carries the readings whose selected groups contain it, and its
+/// form in each reading when that differs from the canonical one. A query
+/// costs no allocation (unless its target needs percent-normalising and is
+/// over 8 KiB once normalised: that one is copied to the heap to be
+/// matched in linear time).
 #[derive(Debug, Clone, Default)]
 pub struct Policy {
     arena: Vec<u8>,
@@ -50,16 +61,16 @@ pub struct Policy {
     /// [`Key`] of each rule's canonical form, in rule order: scanned on
     /// every query, so kept apart from the rules for cache density.
     keys: Vec<Key>,
-    /// Keys of Google's forms; empty when every form equals the canonical
-    /// one (`has_alt` false), the keys above serving both readings.
+    /// Keys of the RFC 9309 and Google forms; empty when every rule's form
+    /// is its canonical one, the keys above then serving that reading.
+    rfc_keys: Vec<Key>,
     google_keys: Vec<Key>,
     crawl_delay: Option<CrawlDelay>,
-    has_alt: bool,
     selected: Selected,
     truncated: bool,
 }
 
-/// Which group(s) a [`Policy`] came from.
+/// Which group(s) a [`Policy`] came from, in the spec's selection.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Selected {
     /// Groups naming the token (or a prefix of it), merged.
@@ -71,23 +82,24 @@ pub enum Selected {
     None,
 }
 
-/// One candidate set of rules. Rules stay borrowed from the body until the
-/// end of the file decides which set applies: the discarded set (and every
-/// named set a longer match replaced) never costs a copy.
-#[derive(Default)]
-struct SetBuilder<'a> {
-    rules: Vec<RawRule<'a>>,
-    delay: Option<CrawlDelay>,
-}
-
+/// The candidate rules of both readings while the file is read. Rules stay
+/// borrowed from the body until the end of the file decides which sets
+/// apply: a discarded set never costs a copy.
 #[derive(Default)]
 struct PolicyBuilder<'a> {
-    named: SetBuilder<'a>,
-    global: SetBuilder<'a>,
+    /// Each rule once, with the candidate sets it belongs to.
+    rules: Vec<(RawRule<'a>, u8)>,
+    /// The Crawl-delay of each candidate set, by the set's bit position.
+    delays: [Option<CrawlDelay>; 4],
 }
 
-/// Whether every form of a value is the value itself: canonical form and
-/// Google's form only ever change `%` escapes and octets outside 0x21..=0x7E.
+fn set_index(set: u8) -> usize {
+    set.trailing_zeros() as usize & 3
+}
+
+/// Whether every form of a value is the value itself: the forms only ever
+/// change `%` escapes, octets outside 0x21..=0x7E, and (RFC 9309's)
+/// delimiters after a `?`.
 fn is_plain(value: &[u8]) -> bool {
     // Fixed-size chunks folded without an early exit vectorise; the
     // early exit per chunk keeps long non-plain values cheap too.
@@ -95,88 +107,98 @@ fn is_plain(value: &[u8]) -> bool {
         c.iter().fold(true, |ok, &b| {
             ok & (b != b'%') & (b.wrapping_sub(0x21) < 0x5e)
         })
-    })
+    }) && !percent::rfc_differs(value)
 }
 
-/// Appends the three forms of `r` to `arena`; also says whether Google's
-/// form differs from the canonical one.
-fn store(arena: &mut Vec<u8>, r: &RawRule<'_>) -> (StoredRule, bool) {
-    let dollar = r.implied_dir.then_some(b'$');
-    let cut = r.cut_from.unwrap_or(0) as u32;
-    let (text, spec, google, alt) = if is_plain(r.value) {
-        let text = push(arena, r.value);
-        arena.extend(dollar);
-        let one = Span(text.0, text.1 + u32::from(r.implied_dir));
-        (one, one, one, false)
+/// Appends the forms of `r` to `arena`.
+fn store(arena: &mut Vec<u8>, r: &RawRule<'_>, readings: u8) -> StoredRule {
+    let text = push(arena, r.value);
+    let (spec, rfc, google) = if is_plain(r.value) {
+        (text, text, text)
     } else {
-        let text = push(arena, r.value);
-        arena.extend(dollar);
-        let text = Span(text.0, text.1 + u32::from(r.implied_dir));
-        let spec_start = arena.len();
-        percent::normalize_byte_stream(r.value, |b| arena.push(b));
-        arena.extend(dollar);
-        let spec = Span(spec_start as u32, (arena.len() - spec_start) as u32);
-        let google_start = arena.len();
-        percent::google_form(r.value, |b| arena.push(b));
-        arena.extend(dollar);
-        let google = Span(google_start as u32, (arena.len() - google_start) as u32);
-        if google.get(arena) == spec.get(arena) {
-            arena.truncate(google_start);
-            (text, spec, spec, false)
-        } else {
-            (text, spec, google, true)
-        }
+        let spec = push_with(arena, |a| {
+            percent::normalize_byte_stream(r.value, |b| a.push(b))
+        });
+        let mut form = |f: fn(&[u8], &mut dyn FnMut(u8))| {
+            let start = arena.len();
+            let span = push_with(arena, |a| f(r.value, &mut |b| a.push(b)));
+            if span.get(arena) == spec.get(arena) {
+                arena.truncate(start);
+                spec
+            } else {
+                span
+            }
+        };
+        let rfc = form(|v, out| percent::rfc_form(v, out));
+        let google = form(|v, out| percent::google_form(v, out));
+        (spec, rfc, google)
     };
-    let rule = StoredRule {
+    StoredRule {
         kind: r.kind,
         line: r.line,
         text,
         spec,
+        rfc,
         google,
-        priority: spec.1.max(cut),
-        google_priority: google.1.max(cut),
-    };
-    (rule, alt)
+        readings,
+        cut_from: r.cut_from.map(|n| n as u32),
+    }
+}
+
+/// A rule's rank for listing: its canonical length, or its whole length
+/// when cut.
+fn rank(r: &StoredRule) -> u32 {
+    r.spec.1.max(r.cut_from.unwrap_or(0))
 }
 
 impl PolicyBuilder<'_> {
-    fn finish(self, best: usize, truncated: bool) -> Policy {
-        let (set, selected) = if best > 0 {
-            (self.named, Selected::Named)
-        } else if !self.global.rules.is_empty() || self.global.delay.is_some() {
-            (self.global, Selected::Global)
+    fn finish(self, (spec_set, google_set): (u8, u8), spec_named: bool, truncated: bool) -> Policy {
+        let selected = if spec_named {
+            Selected::Named
+        } else if self.rules.iter().any(|(_, s)| s & SPEC_GLOBAL != 0)
+            || self.delays[set_index(SPEC_GLOBAL)].is_some()
+        {
+            Selected::Global
         } else {
-            (SetBuilder::default(), Selected::None)
+            Selected::None
         };
-        // Plain values (nearly all) take exactly their length plus an
-        // implied `$`: one allocation, usually the final one.
-        let plain_len: usize = set.rules.iter().map(|r| r.value.len() + 1).sum();
+        let crawl_delay = self.delays[set_index(spec_set)].max(self.delays[set_index(google_set)]);
+        let readings_of = |sets: u8| {
+            (if sets & spec_set != 0 { IN_SPEC } else { 0 })
+                | (if sets & google_set != 0 { IN_GOOGLE } else { 0 })
+        };
+        let plain_len: usize = self.rules.iter().map(|(r, _)| r.value.len()).sum();
         let mut arena = Vec::with_capacity(plain_len);
-        let mut has_alt = false;
-        let mut rules: Vec<StoredRule> = set
+        let mut rules: Vec<StoredRule> = self
             .rules
             .iter()
-            .map(|r| {
-                let (rule, alt) = store(&mut arena, r);
-                has_alt |= alt;
-                rule
+            .filter_map(|(r, sets)| {
+                let readings = readings_of(*sets);
+                (readings != 0).then(|| store(&mut arena, r, readings))
             })
             .collect();
-        // Stable: among equal rules the first in the file reports.
+        // Listing order only (every query weighs every rule): longest
+        // first, Allow before Disallow; stable, so the first in the file
+        // reports among equals.
         rules.sort_by(|a, b| {
-            b.priority
-                .cmp(&a.priority)
+            rank(b)
+                .cmp(&rank(a))
                 .then_with(|| (a.kind == RuleKind::Disallow).cmp(&(b.kind == RuleKind::Disallow)))
         });
-        let keys = rules
-            .iter()
-            .map(|r| Key::of_pattern(r.spec.get(&arena)))
-            .collect();
-        let google_keys = if has_alt {
+        let keys_of = |form: fn(&StoredRule) -> Span| -> Vec<Key> {
             rules
                 .iter()
-                .map(|r| Key::of_pattern(r.google.get(&arena)))
+                .map(|r| Key::of_pattern(form(r).get(&arena)))
                 .collect()
+        };
+        let keys = keys_of(|r| r.spec);
+        let rfc_keys = if rules.iter().any(|r| r.rfc != r.spec) {
+            keys_of(|r| r.rfc)
+        } else {
+            Vec::new()
+        };
+        let google_keys = if rules.iter().any(|r| r.google != r.spec) {
+            keys_of(|r| r.google)
         } else {
             Vec::new()
         };
@@ -185,9 +207,9 @@ impl PolicyBuilder<'_> {
             arena,
             rules,
             keys,
+            rfc_keys,
             google_keys,
-            crawl_delay: set.delay,
-            has_alt,
+            crawl_delay,
             selected,
             truncated,
         }
@@ -195,35 +217,34 @@ impl PolicyBuilder<'_> {
 }
 
 impl<'a> SelectSink<'a> for PolicyBuilder<'a> {
-    fn reset_named(&mut self) {
-        self.named.rules.clear();
-        self.named.delay = None;
+    fn reset_named(&mut self, set: u8) {
+        self.rules.retain_mut(|(_, sets)| {
+            *sets &= !set;
+            *sets != 0
+        });
+        self.delays[set_index(set)] = None;
     }
 
-    fn rule(&mut self, named: bool, global: bool, rule: RawRule<'a>) {
-        if named {
-            self.named.rules.push(rule);
-        }
-        if global {
-            self.global.rules.push(rule);
-        }
+    fn rule(&mut self, sets: u8, rule: RawRule<'a>) {
+        self.rules.push((rule, sets));
     }
 
-    fn crawl_delay(&mut self, named: bool, global: bool, delay: CrawlDelay) {
+    fn crawl_delay(&mut self, sets: u8, delay: CrawlDelay) {
         // Several Crawl-delays for one token (merged groups): the longest
         // is the one that cannot be too fast for any of their authors.
-        if named {
-            self.named.delay = self.named.delay.max(Some(delay));
-        }
-        if global {
-            self.global.delay = self.global.delay.max(Some(delay));
+        for set in [SPEC_NAMED, SPEC_GLOBAL, GOOGLE_NAMED, GOOGLE_GLOBAL] {
+            if sets & set != 0 {
+                let d = &mut self.delays[set_index(set)];
+                *d = (*d).max(Some(delay));
+            }
         }
     }
 }
 
 impl Policy {
-    /// Parses `body` keeping only what applies to `token` (section 9.1.3).
-    /// Never fails; bodies over 500 KiB are cut (section 9.1.1).
+    /// Parses `body` keeping only what applies to `token` (section 9.1.3)
+    /// in every reading. Never fails; bodies over 500 KiB are cut (section
+    /// 9.1.1).
     pub fn parse(body: &[u8], token: &str) -> Policy {
         let Limited {
             head,
@@ -231,10 +252,10 @@ impl Policy {
             truncated,
         } = limit(body);
         let mut builder = PolicyBuilder::default();
-        let mut selector = Selector::new(token.as_bytes());
-        events(head, tail, |ev| selector.event(ev, &mut builder));
-        selector.finish(&mut builder);
-        builder.finish(selector.best, truncated)
+        let mut selection = Selection::new(token.as_bytes());
+        events(head, tail, |ev| selection.event(ev, &mut builder));
+        let sets = selection.finish(&mut builder);
+        builder.finish(sets, selection.spec_named(), truncated)
     }
 
     /// A policy with no rules: everything allowed (robots.txt answered 4xx).
@@ -243,27 +264,28 @@ impl Policy {
     }
 
     /// Decides whether `path_and_query` (as in a request target: `/a?b`;
-    /// empty means `/`) may be fetched.
+    /// empty means `/`) may be fetched: only if every reading allows it.
     pub fn check(&self, path_and_query: &str) -> Verdict<'_> {
         self.check_bytes(path_and_query.as_bytes())
     }
 
     /// [`Policy::check`] on raw octets.
     pub fn check_bytes(&self, path_and_query: &[u8]) -> Verdict<'_> {
-        decide::<_, POLICY_SCRATCH>(self, path_and_query, true, self.has_alt)
+        decide::<_, POLICY_SCRATCH>(self, path_and_query)
     }
 
-    /// The selected group's Crawl-delay (R2d), the largest if groups merged.
+    /// The selected groups' Crawl-delay (R2d): the largest of every group
+    /// any reading selected.
     pub fn crawl_delay(&self) -> Option<CrawlDelay> {
         self.crawl_delay
     }
 
-    /// Which group(s) applied.
+    /// Which group(s) applied in the spec's selection.
     pub fn selected(&self) -> Selected {
         self.selected
     }
 
-    /// The kept rules in precedence order (as written, with line numbers).
+    /// The kept rules, longest first (as written, with line numbers).
     pub fn rules(&self) -> impl Iterator<Item = super::MatchedRule<'_>> + '_ {
         self.rules.iter().map(|r| super::MatchedRule {
             kind: r.kind,
@@ -286,7 +308,8 @@ impl Policy {
     pub fn heap_bytes(&self) -> usize {
         self.arena.capacity()
             + self.rules.capacity() * core::mem::size_of::<StoredRule>()
-            + (self.keys.capacity() + self.google_keys.capacity()) * core::mem::size_of::<Key>()
+            + (self.keys.capacity() + self.rfc_keys.capacity() + self.google_keys.capacity())
+                * core::mem::size_of::<Key>()
     }
 }
 
@@ -304,11 +327,20 @@ impl<'a> RuleSet<'a> for &'a Policy {
     }
 
     #[inline]
-    fn admits(self, i: usize, google: bool, head: Key) -> bool {
-        let keys = if google && self.has_alt {
-            &self.google_keys
-        } else {
-            &self.keys
+    fn has_alt(self, form: Form) -> bool {
+        match form {
+            Form::Spec => false,
+            Form::Rfc => !self.rfc_keys.is_empty(),
+            Form::Google => !self.google_keys.is_empty(),
+        }
+    }
+
+    #[inline]
+    fn admits(self, i: usize, form: Form, head: Key) -> bool {
+        let keys = match form {
+            Form::Rfc if !self.rfc_keys.is_empty() => &self.rfc_keys,
+            Form::Google if !self.google_keys.is_empty() => &self.google_keys,
+            _ => &self.keys,
         };
         keys.get(i).is_some_and(|k| k.admits(head))
     }
@@ -322,15 +354,18 @@ impl<'a> RuleSet<'a> for &'a Policy {
             line: r.line,
             text: r.text.get(arena),
             spec: r.spec.get(arena),
+            rfc: r.rfc.get(arena),
+            rfc_same: r.rfc == r.spec,
             google: r.google.get(arena),
-            priority: r.priority as usize,
-            google_priority: r.google_priority as usize,
-            match_all: false,
+            google_same: r.google == r.spec,
+            readings: r.readings,
+            cut: r.cut_from.is_some(),
+            floor: r.cut_from.unwrap_or(0) as usize,
         }
     }
 }
 
-/// One group of a parsed robots.txt.
+/// One group of a parsed robots.txt, in the spec's grouping.
 #[derive(Debug, Clone, Copy)]
 pub struct Group<'a> {
     robots: &'a Robots,
@@ -341,8 +376,9 @@ pub struct Group<'a> {
 struct GroupRec {
     line: u32,
     agents: core::ops::Range<u32>,
-    rules: core::ops::Range<u32>,
+    rules: u32,
     crawl_delay: Option<CrawlDelay>,
+    closed: bool,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -352,23 +388,45 @@ enum AgentRec {
     Empty,
 }
 
-#[derive(Debug, Clone, Copy)]
-struct RuleRec {
-    kind: RuleKind,
-    line: u32,
-    value: Span,
-    cut_from: Option<u32>,
-    implied_dir: bool,
+impl AgentRec {
+    fn token(self, arena: &[u8]) -> AgentToken<'_> {
+        match self {
+            AgentRec::Global => AgentToken::Global,
+            AgentRec::Named(s) => AgentToken::Named(s.get(arena)),
+            AgentRec::Empty => AgentToken::Empty,
+        }
+    }
 }
 
-/// A whole robots.txt: every group and every Sitemap line, for inspection
-/// and for evaluating any product token (see [`Robots::policy`]).
+/// One line that matters to selection, as kept by [`Robots`].
+#[derive(Debug, Clone, Copy)]
+enum LineRec {
+    Agent {
+        agent: AgentRec,
+        line: u32,
+        strict: bool,
+    },
+    Rule {
+        kind: RuleKind,
+        line: u32,
+        value: Span,
+        cut_from: Option<u32>,
+        strict: bool,
+    },
+    CrawlDelay {
+        delay: Option<CrawlDelay>,
+        strict: bool,
+    },
+}
+
+/// A whole robots.txt: every line that matters and every Sitemap line, for
+/// inspection and for evaluating any product token (see [`Robots::policy`]).
 #[derive(Debug, Clone, Default)]
 pub struct Robots {
     arena: Vec<u8>,
+    lines: Vec<LineRec>,
     groups: Vec<GroupRec>,
     agents: Vec<AgentRec>,
-    rules: Vec<RuleRec>,
     sitemaps: Vec<Span>,
     truncated: bool,
 }
@@ -386,43 +444,44 @@ impl Robots {
             ..Robots::default()
         };
         events(head, tail, |ev| match ev {
-            Event::GroupStart(line) => {
-                let a = r.agents.len() as u32;
-                let n = r.rules.len() as u32;
-                r.groups.push(GroupRec {
-                    line,
-                    agents: a..a,
-                    rules: n..n,
-                    crawl_delay: None,
-                });
-            }
-            Event::Agent(t) => {
-                let rec = match t {
+            Event::Agent {
+                token,
+                line,
+                strict,
+            } => {
+                let agent = match token {
                     AgentToken::Global => AgentRec::Global,
                     AgentToken::Named(t) => AgentRec::Named(push(&mut r.arena, t)),
                     AgentToken::Empty => AgentRec::Empty,
                 };
-                r.agents.push(rec);
-                if let Some(g) = r.groups.last_mut() {
-                    g.agents.end = r.agents.len() as u32;
+                r.lines.push(LineRec::Agent {
+                    agent,
+                    line,
+                    strict,
+                });
+                if strict {
+                    r.spec_group_agent(agent, line);
                 }
             }
-            Event::Rule(rule) => {
+            Event::Rule { rule, strict } => {
                 let value = push(&mut r.arena, rule.value);
-                r.rules.push(RuleRec {
+                r.lines.push(LineRec::Rule {
                     kind: rule.kind,
                     line: rule.line,
                     value,
                     cut_from: rule.cut_from.map(|n| n as u32),
-                    implied_dir: rule.implied_dir,
+                    strict,
                 });
-                if let Some(g) = r.groups.last_mut() {
-                    g.rules.end = r.rules.len() as u32;
+                if let (true, Some(g)) = (strict, r.groups.last_mut()) {
+                    g.rules += 1;
+                    g.closed = true;
                 }
             }
-            Event::CrawlDelay(d) => {
-                if let Some(g) = r.groups.last_mut() {
-                    g.crawl_delay = g.crawl_delay.max(Some(d));
+            Event::CrawlDelay { delay, strict } => {
+                r.lines.push(LineRec::CrawlDelay { delay, strict });
+                if let (true, Some(g)) = (strict, r.groups.last_mut()) {
+                    g.crawl_delay = g.crawl_delay.max(delay);
+                    g.closed = true;
                 }
             }
             Event::Sitemap(s) => {
@@ -433,37 +492,59 @@ impl Robots {
         r
     }
 
+    /// Groups in the spec's grouping, kept for inspection.
+    fn spec_group_agent(&mut self, agent: AgentRec, line: u32) {
+        let a = self.agents.len() as u32;
+        self.agents.push(agent);
+        match self.groups.last_mut() {
+            Some(g) if !g.closed => g.agents.end = a + 1,
+            _ => self.groups.push(GroupRec {
+                line,
+                agents: a..a + 1,
+                rules: 0,
+                crawl_delay: None,
+                closed: false,
+            }),
+        }
+    }
+
     /// The rules for `token` (section 9.1.3), as [`Policy::parse`] would
     /// select them.
     pub fn policy(&self, token: &str) -> Policy {
         let mut builder = PolicyBuilder::default();
-        let mut selector = Selector::new(token.as_bytes());
-        for g in &self.groups {
-            selector.event(Event::GroupStart(g.line), &mut builder);
-            for a in &self.agents[g.agents.start as usize..g.agents.end as usize] {
-                let t = match *a {
-                    AgentRec::Global => AgentToken::Global,
-                    AgentRec::Named(s) => AgentToken::Named(s.get(&self.arena)),
-                    AgentRec::Empty => AgentToken::Empty,
-                };
-                selector.event(Event::Agent(t), &mut builder);
-            }
-            if let Some(d) = g.crawl_delay {
-                selector.event(Event::CrawlDelay(d), &mut builder);
-            }
-            for r in &self.rules[g.rules.start as usize..g.rules.end as usize] {
-                let raw = RawRule {
-                    kind: r.kind,
-                    line: r.line,
-                    value: r.value.get(&self.arena),
-                    cut_from: r.cut_from.map(|n| n as usize),
-                    implied_dir: r.implied_dir,
-                };
-                selector.event(Event::Rule(raw), &mut builder);
-            }
+        let mut selection = Selection::new(token.as_bytes());
+        for rec in &self.lines {
+            let ev = match *rec {
+                LineRec::Agent {
+                    agent,
+                    line,
+                    strict,
+                } => Event::Agent {
+                    token: agent.token(&self.arena),
+                    line,
+                    strict,
+                },
+                LineRec::Rule {
+                    kind,
+                    line,
+                    value,
+                    cut_from,
+                    strict,
+                } => Event::Rule {
+                    rule: RawRule {
+                        kind,
+                        line,
+                        value: value.get(&self.arena),
+                        cut_from: cut_from.map(|n| n as usize),
+                    },
+                    strict,
+                },
+                LineRec::CrawlDelay { delay, strict } => Event::CrawlDelay { delay, strict },
+            };
+            selection.event(ev, &mut builder);
         }
-        selector.finish(&mut builder);
-        builder.finish(selector.best, self.truncated)
+        let sets = selection.finish(&mut builder);
+        builder.finish(sets, selection.spec_named(), self.truncated)
     }
 
     /// Convenience: select for `token`, then decide `path_and_query`.
@@ -482,7 +563,7 @@ impl Robots {
         self.sitemaps.iter().map(|s| s.get(&self.arena))
     }
 
-    /// The groups, in file order.
+    /// The groups in the spec's grouping, in file order.
     pub fn groups(&self) -> impl Iterator<Item = Group<'_>> + '_ {
         (0..self.groups.len()).map(|index| Group {
             robots: self,
@@ -512,16 +593,12 @@ impl<'a> Group<'a> {
         let r = self.rec().agents.clone();
         robots.agents[r.start as usize..r.end as usize]
             .iter()
-            .map(move |a| match *a {
-                AgentRec::Global => AgentToken::Global,
-                AgentRec::Named(s) => AgentToken::Named(s.get(&robots.arena)),
-                AgentRec::Empty => AgentToken::Empty,
-            })
+            .map(move |a| a.token(&robots.arena))
     }
 
-    /// Number of Allow/Disallow rules (including implied directory rules).
+    /// Number of Allow/Disallow rules.
     pub fn rule_count(&self) -> usize {
-        self.rec().rules.len()
+        self.rec().rules as usize
     }
 
     /// The group's Crawl-delay.
@@ -557,7 +634,7 @@ mod tests {
 
     #[test]
     fn every_value_form_survives_storage() {
-        let body = "User-agent: *\nDisallow: /a b\nDisallow: /t%7e\nAllow: /é\nDisallow: /x\x7f\nAllow: /d/index.html\nDisallow: /p*q$\n";
+        let body = "User-agent: *\nDisallow: /a b\nDisallow: /t%7e\nAllow: /é\nDisallow: /x\x7f\nAllow: /d/index.html\nDisallow: /p*q$\nDisallow: /q?u=a/b\n";
         let p = Policy::parse(body.as_bytes(), "Walsh-Research");
         let mut written: Vec<&[u8]> = p.rules().map(|r| r.pattern).collect();
         written.sort();
@@ -567,15 +644,19 @@ mod tests {
             "/é".as_bytes(),
             b"/x\x7f",
             b"/d/index.html",
-            b"/d/$",
             b"/p*q$",
+            b"/q?u=a/b",
         ]
         .to_vec();
         want.sort();
         assert_eq!(written, want);
         assert!(
-            p.has_alt,
+            !p.google_keys.is_empty(),
             "`/é` and `/t%7e` read differently in Google's form"
+        );
+        assert!(
+            !p.rfc_keys.is_empty(),
+            "`/q?u=a/b` reads differently in RFC 9309's form"
         );
         for (path, allowed) in [
             ("/a b", false),
@@ -585,6 +666,10 @@ mod tests {
             ("/%C3%A9", true),
             ("/x%7F", false),
             ("/d/", true),
+            ("/q?u=a/b", false),
+            ("/q?u=a%2Fb", false),
+            ("/q?u=a%2fb", false),
+            ("/q?u=a%2Fc", true),
             ("/pzq", false),
             ("/pzqz", true),
         ] {
