@@ -4,7 +4,7 @@ use std::io::{Read, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use wr_core::constants::UA_TOKEN;
-use wr_core::robots::{Policy, Selected};
+use wr_core::robots::{Policy, Reading, Selected};
 use wr_core::url::Url;
 
 /// Arguments of `wr-feeds robots`.
@@ -63,10 +63,24 @@ pub fn run(args: &Args) -> ExitCode {
     };
     let policy = Policy::parse(&body, &args.agent);
     if !args.json {
-        let group = match policy.selected() {
+        let name = |s: Selected| match s {
             Selected::Named => "its named group",
             Selected::Global => "the '*' group",
-            Selected::None => "no group (everything allowed)",
+            Selected::None => "no group",
+        };
+        let spec = policy.selected();
+        let google = policy.selected_in(Reading::Google);
+        // Every reading must allow a path (docs/conformance.md); say so
+        // when Google's tolerant reading selects other groups.
+        let group = if spec == google {
+            name(spec).to_string()
+        } else {
+            format!(
+                "{} ({}: {})",
+                name(spec),
+                Reading::Google.as_str(),
+                name(google)
+            )
         };
         let delay = policy
             .crawl_delay()
@@ -93,6 +107,7 @@ pub fn run(args: &Args) -> ExitCode {
                 "kind": v.rule.map(|r| r.kind.as_str()),
                 "rule": rule,
                 "line": v.rule.map(|r| r.line),
+                "reading": v.rule.map(|_| v.reading.key()),
             })
             .to_string()
         } else {
@@ -102,6 +117,9 @@ pub fn run(args: &Args) -> ExitCode {
                 "disallowed"
             };
             match v.rule {
+                Some(r) if v.reading != Reading::Spec => {
+                    format!("{verdict} {url}  ({r} in {})", v.reading.as_str())
+                }
                 Some(r) => format!("{verdict} {url}  ({r})"),
                 None => format!("{verdict} {url}  (no rule matched)"),
             }

@@ -19,7 +19,7 @@ use crate::constants::{
     BLOCKLIST_PATH, BLOCKLIST_SCHEMA_PATH, MIN_REQUEST_INTERVAL, OPERATOR_BASE, ROBOTS_TTL,
     TEST_FIXTURES_PATH, UA_TOKEN,
 };
-use crate::robots::{CrawlDelay, MatchedRule, Policy};
+use crate::robots::{CrawlDelay, Policy, Reading, Verdict};
 use crate::time::Timestamp;
 use crate::url::{Url, UrlError};
 use alloc::collections::BTreeMap;
@@ -138,8 +138,9 @@ pub enum Decision<'g> {
     NotOperatorResource,
     /// R3: the host is on the operator blocklist.
     DenyBlocklist(&'g BlockedDomain),
-    /// R2: robots.txt disallows the path; names the rule.
-    DenyRobots(MatchedRule<'g>),
+    /// R2: robots.txt disallows the path; the verdict names the rule and
+    /// the reading that denied it.
+    DenyRobots(Verdict<'g>),
     /// The blocklist must be fetched (first time, or stale: R12
     /// block-on-refresh) before anything else.
     NeedBlocklist,
@@ -175,7 +176,17 @@ impl fmt::Display for Decision<'_> {
             Decision::DenyBlocklist(d) => {
                 write!(f, "denied by the operator blocklist (R3): {}", d.domain)
             }
-            Decision::DenyRobots(r) => write!(f, "denied by robots.txt (R2): {r}"),
+            Decision::DenyRobots(v) => match v.rule {
+                Some(r) if v.reading != Reading::Spec => {
+                    write!(
+                        f,
+                        "denied by robots.txt (R2): {r} in {}",
+                        v.reading.as_str()
+                    )
+                }
+                Some(r) => write!(f, "denied by robots.txt (R2): {r}"),
+                None => write!(f, "denied by robots.txt (R2): {v}"),
+            },
             Decision::NeedBlocklist => f.write_str("needs the operator blocklist first"),
             Decision::NeedRobots(u) => write!(f, "needs {u} first"),
             Decision::Deferred { reason, .. } => {
@@ -478,8 +489,8 @@ impl Gate {
                     return Some(Decision::NeedRobots(robots_url(url)));
                 }
                 let verdict = policy.check(url.path_and_query);
-                if let (false, Some(rule)) = (verdict.allowed, verdict.rule) {
-                    return Some(Decision::DenyRobots(rule));
+                if !verdict.allowed {
+                    return Some(Decision::DenyRobots(verdict));
                 }
                 None
             }

@@ -69,7 +69,8 @@ fn r2_robots_needed_then_obeyed_with_the_rule_named() {
         T0,
     );
     match g.check("https://a.test/private/x", T0) {
-        Decision::DenyRobots(rule) => {
+        Decision::DenyRobots(v) => {
+            let rule = v.rule.expect("a rule denies");
             assert_eq!(rule.pattern, b"/private");
             assert_eq!(rule.line, 2);
         }

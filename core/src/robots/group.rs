@@ -336,6 +336,12 @@ impl<'t> Selection<'t> {
         )
     }
 
+    /// Whether Google's selection found a group naming the token.
+    #[cfg_attr(not(feature = "alloc"), allow(dead_code))]
+    pub fn google_named(&self) -> bool {
+        self.google.best > 0
+    }
+
     /// Whether the spec's selection found a group naming the token.
     #[cfg_attr(not(feature = "alloc"), allow(dead_code))]
     pub fn spec_named(&self) -> bool {

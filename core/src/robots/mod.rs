@@ -187,6 +187,15 @@ impl Reading {
     /// Every reading, in the order a denial is reported.
     pub const ALL: [Reading; 3] = [Reading::Spec, Reading::Rfc9309, Reading::Google];
 
+    /// A stable key for machine-readable output.
+    pub fn key(self) -> &'static str {
+        match self {
+            Reading::Spec => "spec",
+            Reading::Rfc9309 => "rfc9309",
+            Reading::Google => "google",
+        }
+    }
+
     /// A short name for messages.
     pub fn as_str(self) -> &'static str {
         match self {

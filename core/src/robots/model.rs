@@ -67,6 +67,7 @@ pub struct Policy {
     google_keys: Vec<Key>,
     crawl_delay: Option<CrawlDelay>,
     selected: Selected,
+    google_selected: Selected,
     truncated: bool,
 }
 
@@ -152,16 +153,26 @@ fn rank(r: &StoredRule) -> u32 {
 }
 
 impl PolicyBuilder<'_> {
-    fn finish(self, (spec_set, google_set): (u8, u8), spec_named: bool, truncated: bool) -> Policy {
-        let selected = if spec_named {
+    fn selected(&self, named: bool, global_set: u8) -> Selected {
+        if named {
             Selected::Named
-        } else if self.rules.iter().any(|(_, s)| s & SPEC_GLOBAL != 0)
-            || self.delays[set_index(SPEC_GLOBAL)].is_some()
+        } else if self.rules.iter().any(|(_, s)| s & global_set != 0)
+            || self.delays[set_index(global_set)].is_some()
         {
             Selected::Global
         } else {
             Selected::None
-        };
+        }
+    }
+
+    fn finish(
+        self,
+        (spec_set, google_set): (u8, u8),
+        named: (bool, bool),
+        truncated: bool,
+    ) -> Policy {
+        let selected = self.selected(named.0, SPEC_GLOBAL);
+        let google_selected = self.selected(named.1, GOOGLE_GLOBAL);
         let crawl_delay = self.delays[set_index(spec_set)].max(self.delays[set_index(google_set)]);
         let readings_of = |sets: u8| {
             (if sets & spec_set != 0 { IN_SPEC } else { 0 })
@@ -211,6 +222,7 @@ impl PolicyBuilder<'_> {
             google_keys,
             crawl_delay,
             selected,
+            google_selected,
             truncated,
         }
     }
@@ -255,7 +267,11 @@ impl Policy {
         let mut selection = Selection::new(token.as_bytes());
         events(head, tail, |ev| selection.event(ev, &mut builder));
         let sets = selection.finish(&mut builder);
-        builder.finish(sets, selection.spec_named(), truncated)
+        builder.finish(
+            sets,
+            (selection.spec_named(), selection.google_named()),
+            truncated,
+        )
     }
 
     /// A policy with no rules: everything allowed (robots.txt answered 4xx).
@@ -280,9 +296,17 @@ impl Policy {
         self.crawl_delay
     }
 
-    /// Which group(s) applied in the spec's selection.
+    /// Which group(s) applied in the spec's selection (also RFC 9309's).
     pub fn selected(&self) -> Selected {
         self.selected
+    }
+
+    /// Which group(s) applied in `reading`'s selection.
+    pub fn selected_in(&self, reading: super::Reading) -> Selected {
+        match reading {
+            super::Reading::Google => self.google_selected,
+            _ => self.selected,
+        }
     }
 
     /// The kept rules, longest first (as written, with line numbers).
@@ -544,7 +568,11 @@ impl Robots {
             selection.event(ev, &mut builder);
         }
         let sets = selection.finish(&mut builder);
-        builder.finish(sets, selection.spec_named(), self.truncated)
+        builder.finish(
+            sets,
+            (selection.spec_named(), selection.google_named()),
+            self.truncated,
+        )
     }
 
     /// Convenience: select for `token`, then decide `path_and_query`.
