@@ -1,13 +1,17 @@
 //! Fuzzes the robots.txt parser and matcher: no input may panic, the two
-//! allocating models must agree, and the fixed-capacity model must never
-//! allow what the allocating one denies.
+//! allocating models must agree, the fixed-capacity model must never allow
+//! what the allocating one denies, and the allocating one must never allow
+//! what the reference model of the spec's algorithm (`wr-conformance`)
+//! denies, nor apply a shorter Crawl-delay (R2c: over-blocking is
+//! permitted, under-blocking is not).
 //!
 //! `cargo fuzz run robots -s none` (stable toolchain: no sanitizer).
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
+use wr_conformance::robots_model::{Model, MAX_BODY};
 use wr_core::robots::fixed::FixedPolicy;
-use wr_core::robots::{Policy, Robots};
+use wr_core::robots::{Policy, Robots, MAX_CRAWL_DELAY};
 
 fuzz_target!(|data: &[u8]| {
     // First line: the path to ask about; the rest: the robots.txt body.
@@ -21,5 +25,25 @@ fuzz_target!(|data: &[u8]| {
     let fixed = FixedPolicy::<4, 64>::parse(body, "Walsh-Research");
     if !verdict.allowed {
         assert!(!fixed.check(&path).allowed, "fixed mode under-blocks");
+    }
+    // The reference model is defined up to 500 KiB, the size a tool may
+    // cut a body to (9.1.1); it reads a longer body's first 500 KiB.
+    let spec = Model::parse(&body[..body.len().min(MAX_BODY)], "Walsh-Research");
+    let decided = spec.decide(&path);
+    if !decided.allowed {
+        assert!(
+            !verdict.allowed,
+            "Policy allows what the spec's algorithm denies (rule on line {:?}): {verdict}",
+            decided.line
+        );
+    }
+    if let Some(want) = spec.crawl_delay() {
+        // wr-core clamps absurd values to a year.
+        let want = want.min(MAX_CRAWL_DELAY.as_secs_f64());
+        let got = policy.crawl_delay().map(|d| d.0.as_secs_f64());
+        assert!(
+            got.is_some_and(|got| got + 1e-9 >= want),
+            "Crawl-delay: Policy {got:?}, spec {want}"
+        );
     }
 });

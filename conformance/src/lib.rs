@@ -1,0 +1,10 @@
+//! Reference models of the Walsh-Research contract, written straight from
+//! the spec's text (v1.3), independent of `wr-core`.
+//!
+//! The production code is fast and shares work between readings; the models
+//! here are slow and literal, so that a test (or `wr-feeds attest`) can hold
+//! the one against the other: production must never allow what a model
+//! denies (R2c).
+
+pub mod robots_cases;
+pub mod robots_model;
