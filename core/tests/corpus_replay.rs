@@ -11,7 +11,7 @@
 //! the file name, so every run asks the same questions.
 
 use std::path::Path;
-use wr_conformance::robots_cases::TOKEN;
+use wr_conformance::robots_cases::{toggle_encoding, TOKEN};
 use wr_conformance::robots_model::{lines, LineKind, Model, MAX_BODY};
 use wr_core::robots::{Policy, MAX_CRAWL_DELAY};
 
@@ -119,36 +119,6 @@ fn target_from(value: &[u8], rng: &mut Lcg) -> String {
         t = toggle_encoding(&t, rng.below(t.len()), rng.chance(50));
     }
     t
-}
-
-/// Writes the octet at `at` the other way: an escape `%XX` of a printable
-/// ASCII octet decoded, a printable ASCII octet escaped (lower-case hex when
-/// `lower`).
-fn toggle_encoding(t: &str, at: usize, lower: bool) -> String {
-    let bytes = t.as_bytes();
-    if !t.is_char_boundary(at) {
-        return t.to_string();
-    }
-    let hex = |b: u8| (b as char).to_digit(16);
-    if bytes[at] == b'%' && bytes.len() > at + 2 {
-        if let (Some(h), Some(l)) = (hex(bytes[at + 1]), hex(bytes[at + 2])) {
-            let decoded = (h * 16 + l) as u8;
-            if decoded.is_ascii_graphic() {
-                return format!("{}{}{}", &t[..at], decoded as char, &t[at + 3..]);
-            }
-        }
-        return t.to_string();
-    }
-    let b = bytes[at];
-    if b.is_ascii_graphic() {
-        let escaped = if lower {
-            format!("%{b:02x}")
-        } else {
-            format!("%{b:02X}")
-        };
-        return format!("{}{escaped}{}", &t[..at], &t[at + 1..]);
-    }
-    t.to_string()
 }
 
 /// The targets for one file: every other one from the rules the model

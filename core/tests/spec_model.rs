@@ -18,7 +18,7 @@
 
 use proptest::prelude::*;
 use proptest::sample::Index;
-use wr_conformance::robots_cases::{CASES, TOKEN};
+use wr_conformance::robots_cases::{toggle_encoding, CASES, TOKEN};
 use wr_conformance::robots_model::{Model, MAX_BODY};
 use wr_core::robots::{Policy, MAX_CRAWL_DELAY};
 
@@ -430,39 +430,6 @@ fn recipe() -> impl Strategy<Value = Recipe> {
                 toggles,
             },
         )
-}
-
-/// Writes the octet at `at` the other way: an escape `%XX` of an ASCII
-/// octet decoded, a raw URL octet escaped (lower-case hex when `lower`).
-fn toggle_encoding(path: &str, at: usize, lower: bool) -> String {
-    let bytes = path.as_bytes();
-    if bytes.is_empty() {
-        return path.to_string();
-    }
-    let at = at % bytes.len();
-    if !path.is_char_boundary(at) {
-        return path.to_string();
-    }
-    let hex = |b: u8| (b as char).to_digit(16);
-    if bytes[at] == b'%' && bytes.len() > at + 2 {
-        if let (Some(h), Some(l)) = (hex(bytes[at + 1]), hex(bytes[at + 2])) {
-            let decoded = (h * 16 + l) as u8;
-            if decoded.is_ascii_graphic() {
-                return format!("{}{}{}", &path[..at], decoded as char, &path[at + 3..]);
-            }
-        }
-        return path.to_string();
-    }
-    let b = bytes[at];
-    if b.is_ascii_graphic() {
-        let escaped = if lower {
-            format!("%{b:02x}")
-        } else {
-            format!("%{b:02X}")
-        };
-        return format!("{}{escaped}{}", &path[..at], &path[at + 1..]);
-    }
-    path.to_string()
 }
 
 fn build_target(values: &[&str], recipe: &Recipe) -> String {
