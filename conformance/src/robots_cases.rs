@@ -401,6 +401,40 @@ pub const CASES: &[Case] = &[
     },
 ];
 
+/// For generated request targets (the differential tests): writes the
+/// octet at `at` (modulo the length) the other way: an escape `%XX` of an ASCII
+/// octet decoded, a raw URL octet escaped (lower-case hex when `lower`).
+pub fn toggle_encoding(path: &str, at: usize, lower: bool) -> String {
+    let bytes = path.as_bytes();
+    if bytes.is_empty() {
+        return path.to_string();
+    }
+    let at = at % bytes.len();
+    if !path.is_char_boundary(at) {
+        return path.to_string();
+    }
+    let hex = |b: u8| (b as char).to_digit(16);
+    if bytes[at] == b'%' && bytes.len() > at + 2 {
+        if let (Some(h), Some(l)) = (hex(bytes[at + 1]), hex(bytes[at + 2])) {
+            let decoded = (h * 16 + l) as u8;
+            if decoded.is_ascii_graphic() {
+                return format!("{}{}{}", &path[..at], decoded as char, &path[at + 3..]);
+            }
+        }
+        return path.to_string();
+    }
+    let b = bytes[at];
+    if b.is_ascii_graphic() {
+        let escaped = if lower {
+            format!("%{b:02x}")
+        } else {
+            format!("%{b:02X}")
+        };
+        return format!("{}{escaped}{}", &path[..at], &path[at + 1..]);
+    }
+    path.to_string()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -463,38 +497,4 @@ mod tests {
             }
         }
     }
-}
-
-/// For generated request targets (the differential tests): writes the
-/// octet at `at` (modulo the length) the other way: an escape `%XX` of an ASCII
-/// octet decoded, a raw URL octet escaped (lower-case hex when `lower`).
-pub fn toggle_encoding(path: &str, at: usize, lower: bool) -> String {
-    let bytes = path.as_bytes();
-    if bytes.is_empty() {
-        return path.to_string();
-    }
-    let at = at % bytes.len();
-    if !path.is_char_boundary(at) {
-        return path.to_string();
-    }
-    let hex = |b: u8| (b as char).to_digit(16);
-    if bytes[at] == b'%' && bytes.len() > at + 2 {
-        if let (Some(h), Some(l)) = (hex(bytes[at + 1]), hex(bytes[at + 2])) {
-            let decoded = (h * 16 + l) as u8;
-            if decoded.is_ascii_graphic() {
-                return format!("{}{}{}", &path[..at], decoded as char, &path[at + 3..]);
-            }
-        }
-        return path.to_string();
-    }
-    let b = bytes[at];
-    if b.is_ascii_graphic() {
-        let escaped = if lower {
-            format!("%{b:02x}")
-        } else {
-            format!("%{b:02X}")
-        };
-        return format!("{}{escaped}{}", &path[..at], &path[at + 1..]);
-    }
-    path.to_string()
 }
