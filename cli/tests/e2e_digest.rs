@@ -547,3 +547,115 @@ fn items_of_an_undelivered_digest_are_listed_next_time() {
     let md = std::fs::read_to_string(&out).unwrap();
     assert!(link_lines(&md, "Blog").is_empty(), "{md}");
 }
+
+/// A robots.txt for `User-agent: *` made of `group`, padded with comment
+/// lines so that `line` starts `within` octets before the 500 KiB limit of
+/// spec 9.1.1 (`ROBOTS_MAX_BYTES`, 512,000 octets): the limit cuts it.
+fn straddling_robots(group: &str, line: &str, within: usize) -> String {
+    const LIMIT: usize = 512_000;
+    let start = LIMIT - within;
+    let mut body = format!("User-agent: *\n{group}");
+    while start - body.len() > 80 {
+        body.push_str("# padding up to the 500 KiB robots.txt limit ---------------------\n");
+    }
+    body.push_str(&"#".repeat(start - body.len() - 1));
+    body.push('\n');
+    assert_eq!(body.len(), start);
+    body.push_str(line);
+    body.push('\n');
+    assert!(body.len() > LIMIT + 1, "the line must straddle the limit");
+    body
+}
+
+/// Spec 9.1.1 lets a bot cut a robots.txt over 500 KiB; the line the cut
+/// falls in must then never open more than its author wrote (R2c). The
+/// built binary, over loopback: (a) `Allow: /private/feed.xml-and-more...`
+/// cut to `Allow: /private/feed` must not open `/private/feed.xml` under
+/// `Disallow: /private`; (b) `Disallow: /blog/feed.xml` cut to `Disallow:
+/// /blog/fe` must still deny `/blog/feed.xml`, though `Allow: /blog/feed`
+/// is longer than what is left of it. A feed on each host that no rule
+/// touches is fetched, so the denials are the rules', not a failed
+/// robots.txt.
+#[test]
+fn a_robots_txt_cut_at_500_kib_never_opens_more_than_its_author_wrote() {
+    let op = Operator::start(CANARY_ROBOTS);
+    let feed = || Route::ok("application/rss+xml", data("feeds/rss_1.0_spec_1.xml"));
+    let allow = Host::start("cut-allow.test");
+    allow
+        .route(
+            "/robots.txt",
+            Route::ok(
+                "text/plain",
+                straddling_robots(
+                    "Disallow: /private\n",
+                    "Allow: /private/feed.xml-and-more-of-a-rule-cut-by-the-limit",
+                    "Allow: /private/feed".len(),
+                ),
+            ),
+        )
+        .route("/private/feed.xml", feed())
+        .route("/open/feed.xml", feed());
+    let disallow = Host::start("cut-disallow.test");
+    disallow
+        .route(
+            "/robots.txt",
+            Route::ok(
+                "text/plain",
+                straddling_robots(
+                    "Allow: /blog/feed\n",
+                    "Disallow: /blog/feed.xml",
+                    "Disallow: /blog/fe".len(),
+                ),
+            ),
+        )
+        .route("/blog/feed.xml", feed())
+        .route("/news.xml", feed());
+    let tmp = TempDir::new("robots-cut");
+    let src = tmp.write(
+        "sources.toml",
+        r#"
+[[source]]
+name = "Cut Allow"
+url = "http://cut-allow.test/"
+feed = "http://cut-allow.test/private/feed.xml"
+
+[[source]]
+name = "Open"
+url = "http://cut-allow.test/open/"
+feed = "http://cut-allow.test/open/feed.xml"
+
+[[source]]
+name = "Cut Disallow"
+url = "http://cut-disallow.test/"
+feed = "http://cut-disallow.test/blog/feed.xml"
+
+[[source]]
+name = "News"
+url = "http://cut-disallow.test/news/"
+feed = "http://cut-disallow.test/news.xml"
+"#,
+    );
+    let hosts = [&op.wal, &op.pypi, &allow, &disallow];
+    let o = wr(&tmp.path().join("state"), &hosts, &[src.to_str().unwrap()]);
+    let md = stdout(&o);
+    assert_eq!(o.status.code(), Some(0), "{md}\n{}", stderr(&o));
+    assert!(
+        md.contains("\n## Cut Allow\n\n*denied") && md.contains("Disallow: /private, line 2"),
+        "{md}"
+    );
+    assert!(md.contains("\n## Cut Disallow\n\n*denied"), "{md}");
+    assert_eq!(link_lines(&md, "Open").len(), 2, "{md}");
+    assert_eq!(link_lines(&md, "News").len(), 2, "{md}");
+    for (host, target) in [(&allow, "/private/feed.xml"), (&disallow, "/blog/feed.xml")] {
+        assert_eq!(host.requests_to("/robots.txt").len(), 1, "{}", host.name);
+        let got = host.requests_to(target);
+        assert!(
+            got.is_empty(),
+            "{}{target} was requested: {got:?}",
+            host.name
+        );
+        for r in host.requests() {
+            assert_eq!(r.header("User-Agent"), Some(UA), "{}{}", host.name, r.url);
+        }
+    }
+}

@@ -11,7 +11,8 @@
 //!   untagged URL.
 //! * Limits: connect and whole-request timeouts; bodies are read up to a
 //!   limit counted after decompression, either truncated (robots.txt at
-//!   500 KiB) or failing "too large" (feeds, pages).
+//!   500 KiB and one octet, see [`ROBOTS_BODY_LIMIT`]) or failing "too
+//!   large" (feeds, pages).
 //! * `--connect-to`: a custom ureq `Resolver` maps `host1:port1` to
 //!   `host2:port2`; the URI (so Host, SNI and certificate name) is unchanged.
 
@@ -22,7 +23,7 @@ use std::io::Read;
 use std::net::ToSocketAddrs;
 use ureq::unversioned::resolver::{DefaultResolver, ResolvedSocketAddrs, Resolver};
 use ureq::unversioned::transport::{DefaultConnector, NextTimeout};
-use wr_core::constants::USER_AGENT;
+use wr_core::constants::{ROBOTS_MAX_BYTES, USER_AGENT};
 use wr_core::gate::Permit;
 
 /// How much of a body to read.
@@ -32,6 +33,55 @@ pub enum BodyLimit {
     Truncate(usize),
     /// More than this many bytes is an error ("too large").
     Fail(u64),
+}
+
+impl BodyLimit {
+    /// The most octets read from the wire under this limit: one past it,
+    /// so that a body going over the limit is told from one ending there.
+    fn read_cap(self) -> u64 {
+        match self {
+            BodyLimit::Truncate(n) => n as u64,
+            BodyLimit::Fail(n) => n,
+        }
+        .saturating_add(1)
+    }
+
+    /// What this limit keeps of `body`, and whether it cut anything; `Err`
+    /// with the limit when a body is over a [`BodyLimit::Fail`].
+    pub fn apply(self, body: &[u8]) -> Result<(&[u8], bool), u64> {
+        match self {
+            BodyLimit::Truncate(n) if body.len() > n => Ok((&body[..n], true)),
+            BodyLimit::Fail(n) if body.len() as u64 > n => Err(n),
+            _ => Ok((body, false)),
+        }
+    }
+}
+
+/// The body limit of every robots.txt request: 500 KiB
+/// (`ROBOTS_MAX_BYTES`, spec 9.1.1) and one octet more.
+///
+/// The octet past the limit is kept on purpose. wr-core's parser applies
+/// the 500 KiB limit itself, and treats the line the limit falls in with
+/// care: a Disallow is read cut short (it still denies all that the whole
+/// rule denied, and outranks every other rule), anything else is dropped
+/// (a cut `Allow: /private/feed.xml-and-more` would read `Allow:
+/// /private/feed` and open paths its author never opened). It can only do
+/// that when it sees that the body goes on past the limit. A body cut at
+/// exactly 500 KiB looks complete, and its cut last line looks whole. The
+/// extra octet also tells the parser whether the limit fell at the end of
+/// a line (which is then whole) or inside a UTF-8 character. The body is
+/// stored as kept, so a copy read back from the state store parses the
+/// same way.
+pub const ROBOTS_BODY_LIMIT: BodyLimit = BodyLimit::Truncate(ROBOTS_MAX_BYTES + 1);
+
+/// The part of a served robots.txt `body` that [`Http::send`] keeps under
+/// [`ROBOTS_BODY_LIMIT`]: the octets the pipeline hands to wr-core's
+/// parser. For checks that run the parser on the very input production
+/// gives it, without a server.
+pub fn robots_body(body: &[u8]) -> &[u8] {
+    // A `Truncate` limit never refuses a body; the fallback only keeps the
+    // function total.
+    ROBOTS_BODY_LIMIT.apply(body).map_or(body, |(kept, _)| kept)
 }
 
 /// One request's options.
@@ -284,33 +334,24 @@ impl Http {
         let last_modified = header("last-modified");
         let location = header("location");
         let retry_after = header("retry-after");
-        let cap = match req.limit {
-            BodyLimit::Truncate(n) => n as u64,
-            BodyLimit::Fail(n) => n,
-        };
         let mut body = Vec::new();
-        let mut reader = resp.body_mut().as_reader().take(cap.saturating_add(1));
+        let mut reader = resp.body_mut().as_reader().take(req.limit.read_cap());
         reader
             .read_to_end(&mut body)
             .map_err(|e| HttpError::Transport {
                 url: url.to_string(),
                 reason: format!("reading the body: {e}"),
             })?;
-        let mut truncated = false;
-        if body.len() as u64 > cap {
-            match req.limit {
-                BodyLimit::Truncate(n) => {
-                    body.truncate(n);
-                    truncated = true;
-                }
-                BodyLimit::Fail(limit) => {
-                    return Err(HttpError::TooLarge {
-                        url: url.to_string(),
-                        limit,
-                    })
-                }
+        let (kept, truncated) = match req.limit.apply(&body) {
+            Ok((kept, cut)) => (kept.len(), cut),
+            Err(limit) => {
+                return Err(HttpError::TooLarge {
+                    url: url.to_string(),
+                    limit,
+                })
             }
-        }
+        };
+        body.truncate(kept);
         Ok(Response {
             status,
             content_type,
@@ -354,6 +395,51 @@ mod tests {
     use crate::config::Config;
     use wr_core::gate::{Gate, GateConfig};
     use wr_core::time::Timestamp;
+
+    #[test]
+    fn limits_keep_what_they_say() {
+        let body = b"0123456789";
+        assert_eq!(BodyLimit::Truncate(4).apply(body), Ok((&body[..4], true)));
+        assert_eq!(BodyLimit::Truncate(10).apply(body), Ok((&body[..], false)));
+        assert_eq!(BodyLimit::Fail(9).apply(body), Err(9));
+        assert_eq!(BodyLimit::Fail(10).apply(body), Ok((&body[..], false)));
+        assert_eq!(BodyLimit::Truncate(4).read_cap(), 5);
+        assert_eq!(BodyLimit::Fail(u64::MAX).read_cap(), u64::MAX);
+    }
+
+    /// A robots.txt over 500 KiB reaches the parser one octet longer than
+    /// the limit, so the parser knows its last line was cut: a cut Allow
+    /// is dropped and opens nothing, a cut Disallow still denies.
+    #[test]
+    fn a_cut_robots_txt_is_parsed_as_cut() {
+        use wr_core::constants::UA_TOKEN;
+        use wr_core::robots::Policy;
+        let at_limit = |group: &str, line: &str, within: usize| {
+            let mut body = format!("User-agent: *\n{group}").into_bytes();
+            body.resize(ROBOTS_MAX_BYTES - within - 1, b'#');
+            body.push(b'\n');
+            body.extend_from_slice(line.as_bytes());
+            body.push(b'\n');
+            body
+        };
+        let allow = at_limit(
+            "Disallow: /private\n",
+            "Allow: /private/feed.xml-and-more",
+            "Allow: /private/feed".len(),
+        );
+        let disallow = at_limit(
+            "Allow: /blog/feed\n",
+            "Disallow: /blog/feed.xml",
+            "Disallow: /blog/fe".len(),
+        );
+        for (body, path) in [(&allow, "/private/feed.xml"), (&disallow, "/blog/feed.xml")] {
+            let kept = robots_body(body);
+            assert_eq!(kept.len(), ROBOTS_MAX_BYTES + 1);
+            assert!(!Policy::parse(kept, UA_TOKEN).check(path).allowed, "{path}");
+        }
+        let small = b"User-agent: *\nDisallow: /x\n";
+        assert_eq!(robots_body(small), small);
+    }
 
     #[test]
     fn transport_errors_are_named_for_a_reader() {

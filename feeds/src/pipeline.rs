@@ -45,7 +45,7 @@ use crate::blocklist_doc;
 use crate::clock::{Clock, Jitter};
 use crate::config::Config;
 use crate::extract::{self, content_kind, ContentKind, Item};
-use crate::http::{BodyLimit, Http, HttpError, Request, Response};
+use crate::http::{BodyLimit, Http, HttpError, Request, Response, ROBOTS_BODY_LIMIT};
 use crate::report::{
     BlocklistState, CheckReport, Event, FetchError, Fetched, Method, Progress, RunReport,
     SourceReport, SourceStatus,
@@ -58,11 +58,9 @@ use std::sync::Arc;
 use std::time::Duration;
 use wr_core::backoff::{is_retryable_status, Backoff, BackoffStep};
 use wr_core::blocklist::{BlockedDomain, Blocklist};
-use wr_core::constants::{
-    BLOCKLIST_PATH, BLOCKLIST_SCHEMA_PATH, FAILURE_COOLDOWN, ROBOTS_MAX_BYTES, SCHEMA_TTL,
-};
+use wr_core::constants::{BLOCKLIST_PATH, BLOCKLIST_SCHEMA_PATH, FAILURE_COOLDOWN, SCHEMA_TTL};
 use wr_core::gate::{host_key, origin_key, Decision, Gate, GateConfig, Permit, WaitReason};
-use wr_core::robots::Policy;
+use wr_core::robots::{Policy, Reading};
 use wr_core::time::Timestamp;
 use wr_core::url::Url as CoreUrl;
 
@@ -163,9 +161,23 @@ fn own(d: Decision<'_>) -> Verdict {
             domain: b.domain.clone(),
             reason: b.reason.clone(),
         },
-        Decision::DenyRobots(r) => Verdict::DenyRobots {
-            rule: rule_text(r.kind.as_str(), r.pattern),
-            line: r.line,
+        Decision::DenyRobots(v) => match v.rule {
+            Some(r) if v.reading != Reading::Spec => Verdict::DenyRobots {
+                rule: format!(
+                    "{} in {}",
+                    rule_text(r.kind.as_str(), r.pattern),
+                    v.reading.as_str()
+                ),
+                line: r.line,
+            },
+            Some(r) => Verdict::DenyRobots {
+                rule: rule_text(r.kind.as_str(), r.pattern),
+                line: r.line,
+            },
+            None => Verdict::DenyRobots {
+                rule: v.to_string(),
+                line: 0,
+            },
         },
         Decision::NeedBlocklist => Verdict::NeedBlocklist,
         Decision::NeedRobots(u) => Verdict::NeedRobots(u),
@@ -785,7 +797,9 @@ impl Pipeline {
                 let req = Request {
                     accept: None,
                     validators: None,
-                    limit: BodyLimit::Truncate(ROBOTS_MAX_BYTES),
+                    // One octet past 500 KiB: the parser must see that a
+                    // long body was cut (see `ROBOTS_BODY_LIMIT`).
+                    limit: ROBOTS_BODY_LIMIT,
                 };
                 let url = r.url.clone();
                 let resp = self.send(&permit, &url, &req, progress)?;

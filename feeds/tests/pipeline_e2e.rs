@@ -729,6 +729,103 @@ fn robots_error_handling() {
     );
 }
 
+/// A robots.txt whose `User-agent: *` group is `group`, padded with
+/// comment lines so that `line` starts `within` octets before the 500 KiB
+/// limit (`ROBOTS_MAX_BYTES`): only its first `within` octets lie inside.
+fn straddling_robots(group: &str, line: &str, within: usize) -> String {
+    let limit = wr_core::constants::ROBOTS_MAX_BYTES;
+    let start = limit - within;
+    let mut body = format!("User-agent: *\n{group}");
+    while start - body.len() > 80 {
+        body.push_str("# padding to the 500 KiB limit of spec 9.1.1 ------------------\n");
+    }
+    let rest = start - body.len();
+    body.push_str(&"#".repeat(rest - 1));
+    body.push('\n');
+    assert_eq!(body.len(), start);
+    body.push_str(line);
+    body.push('\n');
+    assert!(body.len() > limit + 1, "the line must straddle the limit");
+    body
+}
+
+/// R2c through the real HTTP layer: a robots.txt over 500 KiB is cut, and
+/// wr-core must be told so. If the shell hands it exactly 500 KiB, the
+/// line straddling the limit reads as a whole line: a cut `Allow:
+/// /private/feed.xml-and-more` becomes `Allow: /private/feed` and opens
+/// `/private/feed.xml`, and a cut `Disallow: /blog/feed.xml` becomes
+/// `Disallow: /blog/fe`, which a longer Allow outranks. Neither target may
+/// be requested, in this run or from the cached copy in the next one.
+#[test]
+fn robots_cut_at_the_limit_never_opens_more() {
+    let allow_cut = straddling_robots(
+        "Disallow: /private\n",
+        "Allow: /private/feed.xml-and-more-of-a-rule-the-limit-cuts-off",
+        "Allow: /private/feed".len(),
+    );
+    let disallow_cut = straddling_robots(
+        "Allow: /blog/feed\n",
+        "Disallow: /blog/feed.xml",
+        "Disallow: /blog/fe".len(),
+    );
+    let server = TestServer::start(move |r| match (r.host.as_str(), r.path()) {
+        ("wal.sh", _) => operator(r),
+        ("cut-allow.test", "/robots.txt") => Reply::new(200, "text/plain", allow_cut.clone()),
+        ("cut-disallow.test", "/robots.txt") => Reply::new(200, "text/plain", disallow_cut.clone()),
+        _ => Reply::new(200, "application/rss+xml", data("feeds/rss_2.0_spec_1.xml")),
+    });
+    let dir = state_dir("robots-cut");
+    let cfg = config(&dir, &server, &["cut-allow.test", "cut-disallow.test"]);
+    let sources = [
+        src(
+            "cut allow",
+            "http://cut-allow.test/",
+            Some("http://cut-allow.test/private/feed.xml"),
+        ),
+        src(
+            "cut disallow",
+            "http://cut-disallow.test/",
+            Some("http://cut-disallow.test/blog/feed.xml"),
+        ),
+    ];
+    let mut p = Pipeline::open(cfg.clone()).unwrap();
+    let rep = p.run(&sources, FORCE, &mut NoProgress).unwrap();
+    let opened: Vec<_> = rep
+        .sources
+        .iter()
+        .filter(|s| !matches!(s.status, SourceStatus::DeniedRobots { .. }))
+        .map(|s| (&s.name, &s.status))
+        .collect();
+    assert!(opened.is_empty(), "not denied: {opened:?}");
+    // The next process reads the stored copy: still cut, still denied.
+    drop(p);
+    let mut p = Pipeline::open(cfg).unwrap();
+    for url in [
+        "http://cut-allow.test/private/feed.xml",
+        "http://cut-disallow.test/blog/feed.xml",
+    ] {
+        let c = p.check(url, &mut NoProgress).unwrap();
+        assert!(
+            matches!(c, CheckReport::DeniedRobots { .. }),
+            "{url}: {c:?}"
+        );
+    }
+    let reqs = server.requests();
+    assert_ua(&reqs);
+    let robots = reqs
+        .iter()
+        .filter(|r| r.path() == "/robots.txt" && r.host != "wal.sh");
+    assert_eq!(robots.count(), 2, "each robots.txt fetched once");
+    for r in &reqs {
+        assert!(
+            !r.path().ends_with("feed.xml"),
+            "requested {} {}",
+            r.host,
+            r.target
+        );
+    }
+}
+
 /// Section 16 canaries with R13: dogfood-disallow never requested in any
 /// representation, the other two fetched; tags seen by the server only.
 #[test]
