@@ -1,21 +1,27 @@
 //! In-process checks behind `wr-feeds attest` (spec 14): each one drives the
 //! real code (wr-core's robots, throttle, gate and backoff; wr-feeds'
-//! blocklist validation) with inputs built here, and compares the outcome
-//! with what the spec requires. No network, no files, no clock: instants are
-//! fixed, so a check gives the same answer on every run.
+//! blocklist validation, robots.txt body limit and HTTP client) with inputs
+//! built here, and compares the outcome with what the spec requires, or
+//! with the reference model of `wr-conformance`. No files, no clock:
+//! instants are fixed, so a check gives the same answer on every run. The
+//! only socket is R1's listener on 127.0.0.1, because the User-Agent that
+//! counts is the one the HTTP client actually sends.
 //!
 //! Every check is data plus a comparison: the expected outcome is part of
 //! the case, so a wrong expectation (or wrong code) makes the check fail.
 //! The unit tests below feed such wrong cases to show that no check passes
 //! vacuously.
 
+use crate::attest::SPEC_USER_AGENT;
+use crate::loopback;
 use serde::Serialize;
 use std::time::Duration;
+use wr_conformance::{robots_cases, robots_model};
 use wr_core::backoff::{is_retryable_status, Backoff, BackoffStep};
 use wr_core::blocklist::{Blocklist, BlocklistError};
 use wr_core::constants::{
-    BACKOFF_CAP, DEFAULT_BACKOFF_BASE, DEFAULT_MAX_RETRIES, MIN_REQUEST_INTERVAL, ROBOTS_TTL,
-    UA_TOKEN,
+    BACKOFF_CAP, DEFAULT_BACKOFF_BASE, DEFAULT_MAX_RETRIES, MIN_REQUEST_INTERVAL, ROBOTS_MAX_BYTES,
+    ROBOTS_TTL, UA_TOKEN,
 };
 use wr_core::gate::{Decision, Gate, GateConfig};
 use wr_core::robots::fixed::FixedPolicy;
@@ -25,6 +31,9 @@ use wr_core::throttle;
 use wr_core::time::Timestamp;
 use wr_core::url::Url;
 use wr_feeds::blocklist_doc::{self, BlocklistDocError, SchemaSource};
+use wr_feeds::http::{robots_body, BodyLimit, Http, Request, ROBOTS_BODY_LIMIT};
+use wr_feeds::store::Validators;
+use wr_feeds::{Config, ConnectTo, Timeouts};
 
 /// The operator's blocklist as published (inline schema, lists
 /// `example.com`), and the standalone schema: the fixtures of
@@ -109,6 +118,384 @@ fn compare<T: PartialEq + std::fmt::Debug>(
 
 fn ms(d: Duration) -> u64 {
     u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+}
+
+// ---- R1 --------------------------------------------------------------------
+
+/// What is wrong with the User-Agent headers of `requests`, one line per
+/// request at fault: R1 wants exactly one, byte-identical to section 6.
+pub fn user_agent_problems(requests: &[&loopback::Request]) -> Vec<String> {
+    requests
+        .iter()
+        .filter_map(|r| {
+            let sent: Vec<&str> = r
+                .headers
+                .iter()
+                .filter(|(k, _)| k.eq_ignore_ascii_case("user-agent"))
+                .map(|(_, v)| v.as_str())
+                .collect();
+            match sent.as_slice() {
+                [ua] if *ua == SPEC_USER_AGENT => None,
+                [ua] => Some(format!("{}{}: sent {ua:?}", r.host, r.target)),
+                _ => Some(format!(
+                    "{}{}: {} User-Agent headers",
+                    r.host,
+                    r.target,
+                    sent.len()
+                )),
+            }
+        })
+        .collect()
+}
+
+/// Sends requests to 127.0.0.1:`port`; `Err` says why it could not.
+pub type Sender<'a> = &'a dyn Fn(u16) -> Result<(), String>;
+
+/// R1 on the wire: starts a listener on 127.0.0.1, lets `send` (described
+/// by `client`) make its requests to it, and compares the User-Agent each
+/// one carried with the section 6 value. The client is a parameter so that
+/// a test can show the check failing for a client that sends something
+/// else.
+pub fn r1_check(client: &str, send: Sender<'_>) -> Check {
+    const NAME: &str = "User-Agent sent by the HTTP client";
+    let server = match loopback::Server::start(|_| loopback::Reply::new(200, "text/plain", "ok\n"))
+    {
+        Ok(s) => s,
+        Err(e) => return Check::new(NAME, false, format!("no listener on 127.0.0.1: {e}")),
+    };
+    let sent = send(server.port());
+    let hits = server.hits();
+    let requests: Vec<&loopback::Request> = hits.iter().map(|h| &h.req).collect();
+    let bad = user_agent_problems(&requests);
+    let (passed, detail) = match sent {
+        Err(e) => (false, format!("the client could not send: {e}")),
+        Ok(()) if requests.is_empty() => (false, "no request reached the listener".to_string()),
+        Ok(()) if !bad.is_empty() => (
+            false,
+            format!(
+                "{} of {} requests to a loopback listener differ from the section 6 value: {}",
+                bad.len(),
+                requests.len(),
+                bad.join(", ")
+            ),
+        ),
+        Ok(()) => (
+            true,
+            format!(
+                "{} requests by {client} to a listener on 127.0.0.1 each carried one \
+                 User-Agent, byte-identical to the section 6 value",
+                requests.len()
+            ),
+        ),
+    };
+    Check::new(NAME, passed, detail)
+}
+
+/// The production client: `wr_feeds::http::Http::send`, the only place a
+/// request is built, with a gate permit for each request, as the pipeline
+/// sends them. One request as bare as a robots.txt fetch, one with every
+/// optional header a target fetch can carry.
+pub fn send_with_production_client(port: u16) -> Result<(), String> {
+    const HOST: &str = "user-agent.test";
+    let mut cfg = Config::new(std::env::temp_dir());
+    cfg.connect_to = vec![ConnectTo::new(HOST, 80, "127.0.0.1", port)];
+    // A proxy from the environment would carry the requests elsewhere.
+    cfg.use_env_proxy = false;
+    cfg.identity = None;
+    cfg.timeouts = Timeouts {
+        connect: Duration::from_secs(2),
+        request: Duration::from_secs(5),
+    };
+    let http = Http::new(&cfg)?;
+    let mut gate = fresh_gate();
+    let robots = format!("http://{HOST}/robots.txt");
+    let target = format!("http://{HOST}/feed.xml");
+    let permit = gate
+        .admit_robots(&robots, T0)
+        .map_err(|d| format!("{robots}: {}", decision(&d)))?;
+    let bare = Request {
+        accept: None,
+        validators: None,
+        limit: ROBOTS_BODY_LIMIT,
+    };
+    http.send(&permit, &robots, &bare)
+        .map_err(|e| e.to_string())?;
+    let u = Url::parse(&target).map_err(|e| e.to_string())?;
+    gate.robots_not_found(&u, T0);
+    let permit = gate
+        .admit(&target, Timestamp(T0.0 + ms(MIN_REQUEST_INTERVAL)))
+        .map_err(|d| format!("{target}: {}", decision(&d)))?;
+    let validators = Validators {
+        etag: Some("\"v1\"".to_string()),
+        last_modified: Some("Sat, 23 May 2026 00:00:00 GMT".to_string()),
+        kind: Some("feed".to_string()),
+    };
+    let full = Request {
+        accept: Some("application/atom+xml, application/rss+xml;q=0.9"),
+        validators: Some(&validators),
+        limit: BodyLimit::Fail(1 << 20),
+    };
+    http.send(&permit, &target, &full)
+        .map_err(|e| e.to_string())?;
+    Ok(())
+}
+
+/// R1: the User-Agent the production HTTP client puts on the wire.
+pub fn r1() -> Vec<Check> {
+    vec![r1_check(
+        "Http::send (a robots.txt request, and a target request with Accept and both \
+         validators)",
+        &send_with_production_client,
+    )]
+}
+
+// ---- R2, R2a, R2b, R2c against the reference model ------------------------
+
+/// Decides whether a request target (second argument) may be fetched under
+/// a robots.txt body as served (first argument), for our token.
+pub type Decider<'a> = &'a dyn Fn(&[u8], &str) -> bool;
+
+/// Production's answer: the body cut the way the HTTP layer cuts every
+/// robots.txt it fetches ([`robots_body`], the same limit `Http::send`
+/// applies for the pipeline), then wr-core's parser, as the gate runs it.
+pub fn production_decides(body: &[u8], path: &str) -> bool {
+    Policy::parse(robots_body(body), UA_TOKEN)
+        .check(path)
+        .allowed
+}
+
+/// One case for the comparison with the reference model.
+#[derive(Debug, Clone)]
+pub struct ModelCase {
+    pub name: String,
+    /// `section: sentence` of the spec that decides it.
+    pub rests_on: String,
+    /// The robots.txt as served: what production reads.
+    pub served: Vec<u8>,
+    /// What the file means, as the model reads it: `served` itself, or,
+    /// for a body past the model's 500 KiB domain, the same rules without
+    /// the comment lines that pad it.
+    pub meaning: Vec<u8>,
+    pub path: String,
+    /// Whether the spec's algorithm allows the target.
+    pub allowed: bool,
+}
+
+/// The section 9.1.1 sentence the over-limit cases rest on.
+const TRUNCATION: &str = "9.1.1: A body over 500 KiB MAY be truncated to 500 KiB before parsing.";
+
+/// A robots.txt of `rules` (whole lines) padded with comment lines so that
+/// `line` starts `within` octets before the 500 KiB limit, which therefore
+/// cuts it: (as served, what it means).
+fn straddling_the_limit(rules: &str, line: &str, within: usize) -> (Vec<u8>, Vec<u8>) {
+    let start = ROBOTS_MAX_BYTES.saturating_sub(within);
+    let mut served = rules.as_bytes().to_vec();
+    const PAD: &[u8] = b"# padding up to the 500 KiB limit of section 9.1.1 -----------\n";
+    while served.len() + PAD.len() < start {
+        served.extend_from_slice(PAD);
+    }
+    // One last comment line of the exact length left.
+    let fill = start.saturating_sub(served.len() + 1);
+    served.extend(std::iter::repeat_n(b'#', fill));
+    served.push(b'\n');
+    let meaning = format!("{rules}{line}\n").into_bytes();
+    served.extend_from_slice(line.as_bytes());
+    served.push(b'\n');
+    (served, meaning)
+}
+
+/// Cases over 500 KiB whose line at the limit would, read whole after the
+/// cut, open what the file does not: production must read them through
+/// the same cut the HTTP layer makes.
+pub fn over_limit_cases() -> Vec<ModelCase> {
+    let case = |name: &str, rules: &str, line: &str, kept: &str, path: &str| {
+        let (served, meaning) = straddling_the_limit(rules, line, kept.len());
+        ModelCase {
+            name: name.to_string(),
+            rests_on: TRUNCATION.to_string(),
+            served,
+            meaning,
+            path: path.to_string(),
+            allowed: false,
+        }
+    };
+    vec![
+        case(
+            "an Allow cut by the 500 KiB limit opens nothing",
+            "User-agent: *\nDisallow: /private\n",
+            "Allow: /private/feed.xml-and-more",
+            "Allow: /private/feed",
+            "/private/feed.xml",
+        ),
+        case(
+            "an Allow cut by the 500 KiB limit does not match its cut value",
+            "User-agent: *\nDisallow: /\n\nUser-agent: Walsh-Research\nDisallow: /private\n",
+            "Allow: /private/feeds/all.xml",
+            "Allow: /private/f",
+            "/private/f",
+        ),
+        case(
+            "a Disallow cut by the 500 KiB limit still denies",
+            "User-agent: *\nAllow: /blog/feed\n",
+            "Disallow: /blog/feed.xml",
+            "Disallow: /blog/fe",
+            "/blog/feed.xml",
+        ),
+    ]
+}
+
+/// The built-in cases of `wr_conformance` and [`over_limit_cases`].
+pub fn model_cases() -> Vec<ModelCase> {
+    let built_in = robots_cases::CASES.iter().map(|c| ModelCase {
+        name: c.name.to_string(),
+        rests_on: c.rests_on.to_string(),
+        served: c.body.as_bytes().to_vec(),
+        meaning: c.body.as_bytes().to_vec(),
+        path: c.path.to_string(),
+        allowed: c.allowed,
+    });
+    built_in.chain(over_limit_cases()).collect()
+}
+
+/// Which part of section 9.1 a case is about, from the section it quotes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Topic {
+    /// 9.1, 9.1.1, 9.1.2: fetching and reading the file into groups (R2).
+    Reading,
+    /// 9.1.3, and 8.1 on the token: which groups apply (R2a).
+    Selection,
+    /// 9.1.4: which rule decides a target (R2b).
+    Matching,
+}
+
+/// The [`Topic`] of a case resting on `rests_on`.
+pub fn topic(rests_on: &str) -> Topic {
+    let section = rests_on.split_once(':').map_or(rests_on, |(s, _)| s).trim();
+    let within = |s: &str| section == s || section.starts_with(&format!("{s}."));
+    if within("9.1.3") || within("8.1") {
+        Topic::Selection
+    } else if within("9.1.4") {
+        Topic::Matching
+    } else {
+        Topic::Reading
+    }
+}
+
+/// Holds `decide` to the reference model on `cases`. A case fails when
+/// `decide` allows a target that the model, or the case's own answer,
+/// denies (R2c: under-blocking is a violation, over-blocking is not), and
+/// when the model and the case disagree (the evidence would then prove
+/// nothing).
+pub fn model_check(name: &str, cases: &[&ModelCase], decide: Decider<'_>) -> Check {
+    if !UA_TOKEN.eq_ignore_ascii_case(robots_cases::TOKEN) {
+        return Check::new(
+            name,
+            false,
+            format!(
+                "the built-in cases are for the token {:?}, not {UA_TOKEN:?}",
+                robots_cases::TOKEN
+            ),
+        );
+    }
+    if cases.is_empty() {
+        return Check::new(name, false, "no case to run".to_string());
+    }
+    let mut bad = Vec::new();
+    let mut over = Vec::new();
+    for c in cases {
+        let model = robots_model::decide(&c.meaning, UA_TOKEN, &c.path).allowed;
+        let got = decide(&c.served, &c.path);
+        let verdict = |allowed: bool| if allowed { "allowed" } else { "denied" };
+        if model != c.allowed {
+            bad.push(format!(
+                "{}: the model answers {}, the case records {}",
+                c.name,
+                verdict(model),
+                verdict(c.allowed)
+            ));
+        } else if got && !model {
+            bad.push(format!("{}: {} allowed, the model denies", c.name, c.path));
+        } else if !got && model {
+            over.push(c.name.as_str());
+        }
+    }
+    let n = cases.len();
+    let what = format!(
+        "wr-core's Policy on each robots.txt as the HTTP layer cuts it, against the reference \
+         model (wr_conformance::robots_model) on {n} cases"
+    );
+    if bad.is_empty() {
+        let over = match over.as_slice() {
+            [] => "none over-blocked".to_string(),
+            names => format!("over-blocked (permitted): {}", names.join("; ")),
+        };
+        Check::new(
+            name,
+            true,
+            format!("{what}: none allowed what the model denies; {over}"),
+        )
+    } else {
+        Check::new(
+            name,
+            false,
+            format!("{what}: {} of {n} fail: {}", bad.len(), bad.join("; ")),
+        )
+    }
+}
+
+fn model_check_on(name: &str, keep: impl Fn(&ModelCase) -> bool, decide: Decider<'_>) -> Check {
+    let cases = model_cases();
+    let chosen: Vec<&ModelCase> = cases.iter().filter(|c| keep(c)).collect();
+    model_check(name, &chosen, decide)
+}
+
+/// R2: reading the file (sections 9.1, 9.1.1, 9.1.2), over-limit bodies
+/// included.
+pub fn r2_model_check(decide: Decider<'_>) -> Check {
+    model_check_on(
+        "file read as the model reads it",
+        |c| topic(&c.rests_on) == Topic::Reading,
+        decide,
+    )
+}
+
+/// R2a: group selection (section 9.1.3, and 8.1 on the token).
+pub fn r2a_model_check(decide: Decider<'_>) -> Check {
+    model_check_on(
+        "groups selected as the model selects them",
+        |c| topic(&c.rests_on) == Topic::Selection,
+        decide,
+    )
+}
+
+/// R2b: path matching and precedence (section 9.1.4).
+pub fn r2b_model_check(decide: Decider<'_>) -> Check {
+    model_check_on(
+        "targets matched as the model matches them",
+        |c| topic(&c.rests_on) == Topic::Matching,
+        decide,
+    )
+}
+
+/// R2c: never under-block, on every case.
+pub fn r2c_model_check(decide: Decider<'_>) -> Check {
+    model_check_on("never allows what the model denies", |_| true, decide)
+}
+
+/// R2, as far as in-process checks go (the fetch and cache are the
+/// loopback run's and the live self-test's).
+pub fn r2() -> Vec<Check> {
+    vec![r2_model_check(&production_decides)]
+}
+
+/// R2a.
+pub fn r2a() -> Vec<Check> {
+    vec![r2a_model_check(&production_decides)]
+}
+
+/// R2b.
+pub fn r2b() -> Vec<Check> {
+    vec![r2b_model_check(&production_decides)]
 }
 
 // ---- R2c -------------------------------------------------------------------
@@ -359,6 +746,7 @@ pub fn check_robots_cases(name: &str, cases: &[RobotsCase]) -> Check {
 /// R2c: may over-block, must not under-block.
 pub fn r2c() -> Vec<Check> {
     vec![
+        r2c_model_check(&production_decides),
         check_fixed_capacity(&fixed_comparisons(R2C_ROBOTS)),
         check_robots_cases("unusual lines", &long_line_cases()),
     ]
@@ -1053,10 +1441,15 @@ pub fn r10_validation() -> Vec<Check> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use wr_core::robots::RuleKind;
 
     #[test]
     fn every_check_passes_on_the_real_code() {
         for (req, checks) in [
+            ("R1", r1()),
+            ("R2", r2()),
+            ("R2a", r2a()),
+            ("R2b", r2b()),
             ("R2c", r2c()),
             ("R2d", r2d()),
             ("R4", r4()),
@@ -1067,6 +1460,238 @@ mod tests {
         ] {
             assert!(all_passed(&checks), "{req}: {}", evidence(&checks));
         }
+    }
+
+    /// The model checks on `decide`: R2, R2a, R2b, R2c, in that order.
+    fn model_checks(decide: Decider<'_>) -> [Check; 4] {
+        [
+            r2_model_check(decide),
+            r2a_model_check(decide),
+            r2b_model_check(decide),
+            r2c_model_check(decide),
+        ]
+    }
+
+    /// Asserts which of the four model checks `decide` fails (R2, R2a,
+    /// R2b, R2c), and that each failing one names the case `because`.
+    fn assert_fails(decide: Decider<'_>, fails: [bool; 4], because: &str) {
+        for (check, fails) in model_checks(decide).iter().zip(fails) {
+            assert_eq!(!check.passed, fails, "{}: {}", check.name, check.detail);
+            if fails {
+                assert!(
+                    check.detail.contains(because),
+                    "{}: {}",
+                    check.name,
+                    check.detail
+                );
+            }
+        }
+    }
+
+    /// Production on a body rewritten line by line by `edit` (`None` keeps
+    /// the line, `Some` replaces it with zero or more lines).
+    fn production_on_edited(
+        edit: impl Fn(&str, &str) -> Option<String>,
+    ) -> impl Fn(&[u8], &str) -> bool {
+        move |body, path| {
+            let text = String::from_utf8_lossy(body);
+            let mut out = String::new();
+            for line in text.split_inclusive(['\n', '\r']) {
+                let bare = line.trim_end_matches(['\n', '\r']);
+                let (field, value) = bare.split_once(':').unwrap_or((bare, ""));
+                match edit(field.trim(), value.trim()) {
+                    Some(lines) => out.push_str(&lines),
+                    None => out.push_str(line),
+                }
+            }
+            production_decides(out.as_bytes(), path)
+        }
+    }
+
+    #[test]
+    fn the_model_checks_pass_on_production() {
+        for c in model_checks(&production_decides) {
+            assert!(c.passed, "{}: {}", c.name, c.detail);
+        }
+        // Every topic has cases, and the over-limit ones are among them.
+        let cases = model_cases();
+        for t in [Topic::Reading, Topic::Selection, Topic::Matching] {
+            assert!(cases.iter().any(|c| topic(&c.rests_on) == t), "{t:?}");
+        }
+        let over: Vec<_> = cases
+            .iter()
+            .filter(|c| c.served.len() > ROBOTS_MAX_BYTES)
+            .collect();
+        assert_eq!(over.len(), 3);
+        for c in over {
+            assert!(c.meaning.len() < 200, "{}", c.name);
+            assert!(c.served.starts_with(&c.meaning[..c.meaning.len() - 40]));
+        }
+    }
+
+    #[test]
+    fn the_over_limit_cases_put_the_limit_inside_their_last_line() {
+        for (rules, line, kept) in [
+            ("User-agent: *\n", "Allow: /a-long-value", "Allow: /a"),
+            ("User-agent: *\n", "Disallow: /x", "Disallow: /"),
+        ] {
+            let (served, meaning) = straddling_the_limit(rules, line, kept.len());
+            assert_eq!(meaning, format!("{rules}{line}\n").into_bytes());
+            let start = ROBOTS_MAX_BYTES - kept.len();
+            assert_eq!(&served[start..ROBOTS_MAX_BYTES], kept.as_bytes());
+            assert_eq!(served[start - 1], b'\n');
+            assert_eq!(served.len(), start + line.len() + 1);
+        }
+    }
+
+    /// Google's implied `Allow: /dir/$` for `Allow: /dir/index.html`.
+    #[test]
+    fn r2b_fails_when_an_index_html_allow_opens_its_directory() {
+        let google = production_on_edited(|field, value| {
+            let slash = value.rfind('/')?;
+            (field.eq_ignore_ascii_case("allow") && value[slash..].starts_with("/index.htm"))
+                .then(|| format!("Allow: {value}\nAllow: {}$\n", &value[..=slash]))
+        });
+        assert_fails(&google, [false, false, true, true], "/freecharts/");
+    }
+
+    /// Precedence by the octets of the pattern (RFC 9309, Google) instead
+    /// of the octets a `*` consumed: production's own rules, each matched
+    /// the model's way, the longest pattern deciding. The two rankings part
+    /// only where a matching rule has a `*`, so only there is the answer
+    /// changed (`Policy::rules` holds the rules of every reading; ranking
+    /// them all would also undo the group selection).
+    #[test]
+    fn r2b_fails_when_rules_rank_by_pattern_length() {
+        let by_pattern = |body: &[u8], path: &str| {
+            let policy = Policy::parse(robots_body(body), UA_TOKEN);
+            let matches = |pattern: &[u8]| {
+                let alone = format!(
+                    "User-agent: *\nDisallow: {}\n",
+                    String::from_utf8_lossy(pattern)
+                );
+                !robots_model::decide(alone.as_bytes(), UA_TOKEN, path).allowed
+            };
+            let matching: Vec<_> = policy.rules().filter(|r| matches(r.pattern)).collect();
+            let wildcard = matching.iter().any(|r| r.pattern.contains(&b'*'));
+            let best = matching
+                .iter()
+                .max_by_key(|r| (r.pattern.len(), r.kind == RuleKind::Allow));
+            production_decides(body, path)
+                || (wildcard && best.is_some_and(|r| r.kind == RuleKind::Allow))
+        };
+        assert_fails(&by_pattern, [false, false, true, true], "trackback");
+    }
+
+    /// Crawl-delay leaving a run of User-agent lines open (Google): the
+    /// same as reading the file without its Crawl-delay lines.
+    #[test]
+    fn r2_fails_when_crawl_delay_does_not_end_a_run_of_user_agents() {
+        let google = production_on_edited(|field, _| {
+            field.eq_ignore_ascii_case("crawl-delay").then(String::new)
+        });
+        assert_fails(
+            &google,
+            [true, false, false, true],
+            "Crawl-delay line ends the run",
+        );
+    }
+
+    /// Google's product token (the value cut at its first character that is
+    /// not a letter, `-` or `_`) compared for equality: `Walsh-Research2`
+    /// then reads as our token.
+    #[test]
+    fn r2a_fails_when_walsh_research2_is_selected() {
+        let cut_agent = production_on_edited(|field, value| {
+            let end = value
+                .find(|c: char| !(c.is_ascii_alphabetic() || c == '-' || c == '_'))
+                .unwrap_or(value.len());
+            (field.eq_ignore_ascii_case("user-agent")
+                && value.len() != end
+                && value[..end].eq_ignore_ascii_case(UA_TOKEN))
+            .then(|| format!("User-agent: {}\n", &value[..end]))
+        });
+        assert_fails(&cut_agent, [false, true, false, true], "Walsh-Research2");
+    }
+
+    /// Field names matched by prefix: `Allow-ads` read as `Allow`.
+    #[test]
+    fn r2_fails_when_allow_ads_reads_as_allow() {
+        let by_prefix = production_on_edited(|field, value| {
+            let lower = field.to_ascii_lowercase();
+            (lower.starts_with("allow") && lower != "allow").then(|| format!("Allow: {value}\n"))
+        });
+        assert_fails(&by_prefix, [true, false, false, true], "Allow-ads");
+    }
+
+    /// The old HTTP layer: the body cut to exactly 500 KiB, so the parser
+    /// takes the cut line for a whole one.
+    #[test]
+    fn r2_fails_when_the_parser_does_not_see_the_cut() {
+        let cut_blind = |body: &[u8], path: &str| {
+            let kept = &body[..body.len().min(ROBOTS_MAX_BYTES)];
+            Policy::parse(kept, UA_TOKEN).check(path).allowed
+        };
+        assert_fails(&cut_blind, [true, false, false, true], "500 KiB");
+        let c = r2_model_check(&cut_blind);
+        for name in over_limit_cases().iter().map(|c| c.name.clone()) {
+            assert!(c.detail.contains(&name), "{name}: {}", c.detail);
+        }
+    }
+
+    #[test]
+    fn a_model_check_fails_without_cases_or_on_a_case_the_model_contradicts() {
+        assert!(!model_check("x", &[], &production_decides).passed);
+        let mut case = over_limit_cases().remove(0);
+        case.allowed = true;
+        let c = model_check("x", &[&case], &|_, _| false);
+        assert!(
+            !c.passed && c.detail.contains("the case records allowed"),
+            "{}",
+            c.detail
+        );
+    }
+
+    #[test]
+    fn r1_passes_for_the_production_client_only() {
+        let c = r1()[0].clone();
+        assert!(
+            c.passed && c.detail.starts_with("2 requests"),
+            "{}",
+            c.detail
+        );
+        // A client that sends another User-Agent, two, or none.
+        let raw = |headers: &'static str| {
+            move |port: u16| -> Result<(), String> {
+                use std::io::{Read, Write};
+                let mut s =
+                    std::net::TcpStream::connect(("127.0.0.1", port)).map_err(|e| e.to_string())?;
+                write!(
+                    s,
+                    "GET /feed.xml HTTP/1.1\r\nHost: user-agent.test\r\n{headers}\r\n"
+                )
+                .map_err(|e| e.to_string())?;
+                let mut answer = Vec::new();
+                s.read_to_end(&mut answer).map_err(|e| e.to_string())?;
+                Ok(())
+            }
+        };
+        for (headers, says) in [
+            ("User-Agent: Mozilla/5.0 (compatible; Walsh-Research/1.1; +https://wal.sh/bot/)\r\n", "Walsh-Research/1.1"),
+            ("User-Agent: curl/8.5.0\r\n", "curl/8.5.0"),
+            (
+                "User-Agent: Mozilla/5.0 (compatible; Walsh-Research/1.2; +https://wal.sh/bot/)\r\nUser-Agent: x\r\n",
+                "2 User-Agent headers",
+            ),
+            ("", "0 User-Agent headers"),
+        ] {
+            let c = r1_check("a raw client", &raw(headers));
+            assert!(!c.passed && c.detail.contains(says), "{headers:?}: {}", c.detail);
+        }
+        let c = r1_check("a silent client", &|_| Ok(()));
+        assert!(!c.passed && c.detail.contains("no request"), "{}", c.detail);
+        let c = r1_check("a failing client", &|_| Err("refused".into()));
+        assert!(!c.passed && c.detail.contains("refused"), "{}", c.detail);
     }
 
     #[test]

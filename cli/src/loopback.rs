@@ -29,7 +29,7 @@ use std::sync::atomic::{AtomicBool, AtomicU8, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
-use wr_core::constants::{BLOCKLIST_PATH, BLOCKLIST_SCHEMA_PATH, USER_AGENT};
+use wr_core::constants::{BLOCKLIST_PATH, BLOCKLIST_SCHEMA_PATH};
 use wr_feeds::{
     BlocklistState, CheckReport, Clock, Config, ConnectTo, ManualClock, Method, NoProgress,
     Pipeline, RunOptions, RunReport, Source, SourceStatus, SystemClock, Timeouts,
@@ -67,7 +67,7 @@ pub struct Reply {
 }
 
 impl Reply {
-    fn new(status: u16, content_type: &str, body: impl Into<Vec<u8>>) -> Reply {
+    pub(crate) fn new(status: u16, content_type: &str, body: impl Into<Vec<u8>>) -> Reply {
         Reply {
             status,
             headers: vec![("Content-Type", content_type.to_string())],
@@ -153,6 +153,11 @@ impl Server {
         let mut v = lock(&self.hits).clone();
         v.sort_by_key(|h| h.start);
         v
+    }
+
+    /// The port it listens on (on 127.0.0.1).
+    pub fn port(&self) -> u16 {
+        self.port
     }
 
     /// Sends every host and port here.
@@ -637,24 +642,14 @@ fn is_blocked_host(host: &str) -> bool {
 }
 
 fn ua_check(hits: &[&Hit]) -> Check {
-    let bad: Vec<String> = hits
-        .iter()
-        .filter(|h| h.req.header("User-Agent") != Some(USER_AGENT))
-        .map(|h| {
-            format!(
-                "{}{}: {:?}",
-                h.req.host,
-                h.req.target,
-                h.req.header("User-Agent")
-            )
-        })
-        .collect();
+    let requests: Vec<&Request> = hits.iter().map(|h| &h.req).collect();
+    let bad = crate::checks::user_agent_problems(&requests);
     Check::new(
         "User-Agent on the wire",
         !hits.is_empty() && bad.is_empty(),
         if bad.is_empty() {
             format!(
-                "all {} requests of the loopback run carried exactly the section 6 User-Agent",
+                "all {} requests of the loopback run carried exactly one User-Agent, the section 6 value",
                 hits.len()
             )
         } else {

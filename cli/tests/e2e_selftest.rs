@@ -104,13 +104,31 @@ fn selftest_passes_against_the_replica_and_tags_operator_requests() {
         .unwrap()
         .contains("not the canonical"));
     assert!(v["checks"]["R2c"].as_array().is_some_and(|c| !c.is_empty()));
+    // R1 rests on what the HTTP client sent (the proxy variables above
+    // notwithstanding), R2 to R2c on the production parser, fed through the
+    // HTTP layer's robots.txt limit, against the reference model.
+    assert!(
+        v["evidence"]["R1"]
+            .as_str()
+            .unwrap()
+            .contains("User-Agent sent by the HTTP client: 2 requests by Http::send"),
+        "{}",
+        v["evidence"]["R1"]
+    );
+    for k in ["R2", "R2a", "R2b", "R2c"] {
+        let text = v["evidence"][k].as_str().unwrap();
+        assert!(
+            text.contains("none allowed what the model denies"),
+            "{k}: {text}"
+        );
+    }
 
     // --offline-only: what only the loopback run proves is false, and says so.
     let o = wr(&state, &[], &["attest", "--offline-only"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
     assert_eq!(v["loopback"]["ran"], false);
-    for k in ["R1", "R2c", "R2d", "R3c", "R5"] {
+    for k in ["R1", "R2a", "R2b", "R2c", "R2d", "R3c", "R5"] {
         assert_eq!(v["requirements"][k], true, "{k}: {}", v["evidence"][k]);
     }
     for k in ["R3b", "R4", "R6", "R7", "R9", "R10", "R11"] {
