@@ -488,15 +488,24 @@ fn a_bad_wr_operator_base_is_named_and_nothing_is_fetched() {
     let s = Sites::start();
     let tmp = TempDir::new("opbase");
     let src = tmp.write("sources.toml", SOURCES);
-    for args in [
-        vec!["check", "http://blog.test/rss.xml"],
-        vec![src.to_str().unwrap()],
-        vec!["selftest"],
+    // Issue #11: a base with a fragment (or path, query) used to be
+    // prefix-matched, so `http://blog.test/#` made the bot fetch
+    // http://blog.test/ as an "operator resource", past R3 and R2.
+    for (base, args) in [
+        ("ftp://wal.test", vec!["check", "http://blog.test/rss.xml"]),
+        ("ftp://wal.test", vec![src.to_str().unwrap()]),
+        ("ftp://wal.test", vec!["selftest"]),
+        ("http://blog.test/#", vec![src.to_str().unwrap()]),
+        ("http://blog.test/#", vec!["selftest"]),
+        (
+            "http://wal.test/mirror",
+            vec!["check", "http://blog.test/rss.xml"],
+        ),
     ] {
         let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_wr-feeds"));
         cmd.env_remove("WR_STATE_DIR")
             .env("NO_COLOR", "1")
-            .env("WR_OPERATOR_BASE", "ftp://wal.test")
+            .env("WR_OPERATOR_BASE", base)
             .arg("--state-dir")
             .arg(tmp.path().join("state"));
         for h in s.hosts() {
@@ -506,7 +515,7 @@ fn a_bad_wr_operator_base_is_named_and_nothing_is_fetched() {
         assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
         let err = stderr(&o);
         assert!(
-            err.contains("WR_OPERATOR_BASE") && err.contains("ftp://wal.test"),
+            err.contains("WR_OPERATOR_BASE") && err.contains(base),
             "{args:?}: {err}"
         );
         for h in s.hosts() {

@@ -579,25 +579,46 @@ impl Gate {
     /// `/robots.txt` (where the section 16 canaries live; a robots.txt
     /// fetch never needs R2): anything else, a redirect hop from one of
     /// them included, must go through [`Gate::admit`].
+    ///
+    /// The base is an origin (scheme, host, port) and is matched as one,
+    /// never as a string prefix: a base with a path, query, fragment or
+    /// userinfo admits nothing, so `https://blocked.example/#` cannot turn
+    /// `https://blocked.example/#/.well-known/...` (a GET of
+    /// `https://blocked.example/`) into an exempt request.
     pub fn admit_operator(&mut self, url: &str, now: Timestamp) -> Result<Permit, Decision<'_>> {
-        let base = self.config.operator_base.trim_end_matches('/');
-        let is_resource = [
-            BLOCKLIST_PATH,
-            BLOCKLIST_SCHEMA_PATH,
-            TEST_FIXTURES_PATH,
-            "/robots.txt",
-        ]
-        .iter()
-        .any(|path| url.strip_prefix(base) == Some(*path));
-        if !is_resource {
+        let parsed = Url::parse(url).map_err(Decision::Invalid)?;
+        if !self.is_operator_resource(url, &parsed) {
             return Err(Decision::NotOperatorResource);
         }
-        let parsed = Url::parse(url).map_err(Decision::Invalid)?;
         let host = host_key(&parsed);
         if self.throttle(&host, now).is_some() {
             return Err(self.throttle(&host, now).unwrap_or(Decision::Ready));
         }
         Ok(self.take_slot(url, host, Purpose::Operator, now))
+    }
+}
+
+impl Gate {
+    /// Whether `url` is exactly one of the operator's section 5 resources
+    /// (or its robots.txt) on the operator's origin.
+    fn is_operator_resource(&self, url: &str, parsed: &Url<'_>) -> bool {
+        let Ok(base) = Url::parse(&self.config.operator_base) else {
+            return false;
+        };
+        let base_is_origin = matches!(base.path_and_query, "" | "/")
+            && base.fragment.is_none()
+            && !self.config.operator_base.contains('@');
+        base_is_origin
+            && parsed.fragment.is_none()
+            && !url.contains('@')
+            && origin_key(parsed) == origin_key(&base)
+            && [
+                BLOCKLIST_PATH,
+                BLOCKLIST_SCHEMA_PATH,
+                TEST_FIXTURES_PATH,
+                "/robots.txt",
+            ]
+            .contains(&parsed.path_and_query)
     }
 }
 

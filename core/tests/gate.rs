@@ -412,7 +412,7 @@ fn next_slot_agrees_with_the_wait_the_gate_would_answer() {
 #[test]
 fn the_operator_exemption_covers_only_the_section_5_resources() {
     let mut g = Gate::new(GateConfig {
-        operator_base: "https://mirror.test/wr".to_string(),
+        operator_base: "https://mirror.test".to_string(),
         ..GateConfig::default()
     });
     for path in [
@@ -421,7 +421,7 @@ fn the_operator_exemption_covers_only_the_section_5_resources() {
         "/.well-known/walsh-research/test-fixtures.json",
         "/robots.txt",
     ] {
-        let url = format!("https://mirror.test/wr{path}");
+        let url = format!("https://mirror.test{path}");
         // A fresh gate each time, so the slot is free.
         let mut fresh = Gate::new(g.config().clone());
         let p = fresh
@@ -433,12 +433,16 @@ fn the_operator_exemption_covers_only_the_section_5_resources() {
         // Anything else on the operator host, another host's copy of the
         // path, the default base when a mirror is configured, a prefix
         // trick and a dot segment: all must go through `admit`.
-        "https://mirror.test/wr/research/bots/dogfood-disallow",
+        "https://mirror.test/research/bots/dogfood-disallow",
         "https://example.com/.well-known/walsh-research/blocklist.json",
         "https://wal.sh/.well-known/walsh-research/blocklist.json",
-        "https://mirror.test/wrx/.well-known/walsh-research/blocklist.json",
-        "https://mirror.test/wr/.well-known/walsh-research/blocklist.json?x",
-        "https://mirror.test/wr/./.well-known/walsh-research/blocklist.json",
+        "https://mirror.test.evil/.well-known/walsh-research/blocklist.json",
+        "https://mirror.test:8443/.well-known/walsh-research/blocklist.json",
+        "http://mirror.test/.well-known/walsh-research/blocklist.json",
+        "https://mirror.test/.well-known/walsh-research/blocklist.json?x",
+        "https://mirror.test/.well-known/walsh-research/blocklist.json#x",
+        "https://mirror.test/./.well-known/walsh-research/blocklist.json",
+        "https://x@mirror.test/.well-known/walsh-research/blocklist.json",
     ] {
         assert_eq!(
             g.admit_operator(url, T0),
@@ -455,4 +459,39 @@ fn the_operator_exemption_covers_only_the_section_5_resources() {
             .map(|p| p.purpose()),
         Ok(Purpose::Operator)
     );
+    // The origin matches as one: case and an explicit default port do not
+    // matter, a trailing slash on the base does not either.
+    let mut g = Gate::new(GateConfig {
+        operator_base: "HTTPS://Mirror.Test:443/".to_string(),
+        ..GateConfig::default()
+    });
+    assert!(g
+        .admit_operator("https://mirror.test/robots.txt", T0)
+        .is_ok());
+}
+
+#[test]
+fn an_operator_base_that_is_not_an_origin_exempts_nothing() {
+    // Issue #11: `WR_OPERATOR_BASE=https://blocked.example/#` made the bot
+    // GET https://blocked.example/ with no blocklist or robots.txt check,
+    // through a string-prefix match of base + resource path.
+    for base in [
+        "https://blocked.example/#",
+        "https://blocked.example/?",
+        "https://blocked.example/wr",
+        "https://user@blocked.example",
+    ] {
+        let mut g = Gate::new(GateConfig {
+            operator_base: base.to_string(),
+            ..GateConfig::default()
+        });
+        for path in ["/.well-known/walsh-research/blocklist.json", "/robots.txt"] {
+            let url = format!("{base}{path}");
+            assert_eq!(
+                g.admit_operator(&url, T0),
+                Err(Decision::NotOperatorResource),
+                "{url}"
+            );
+        }
+    }
 }

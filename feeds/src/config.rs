@@ -238,7 +238,12 @@ impl Config {
         Ok(cfg)
     }
 
-    /// Validates and sets the operator base (an absolute http(s) URL).
+    /// Validates and sets the operator base: an http(s) origin (scheme,
+    /// host, optional port; a trailing `/` is accepted). A path, query,
+    /// fragment or userinfo is refused: the gate exempts the section 5
+    /// resources on that origin from R3 and R2, and matches it as an
+    /// origin, so anything more would be either ignored or a way around
+    /// the gate.
     pub fn set_operator_base(&mut self, base: &str) -> Result<(), ConfigError> {
         let parsed = url::Url::parse(base).map_err(|e| ConfigError::OperatorBase {
             value: base.to_string(),
@@ -250,7 +255,26 @@ impl Config {
                 reason: "expected an http(s) URL".to_string(),
             });
         }
-        self.operator_base = base.trim_end_matches('/').to_string();
+        let extra = if parsed.path() != "/" {
+            Some("a path")
+        } else if parsed.query().is_some() {
+            Some("a query")
+        } else if parsed.fragment().is_some() {
+            Some("a fragment")
+        } else if !parsed.username().is_empty() || parsed.password().is_some() {
+            Some("userinfo")
+        } else {
+            None
+        };
+        if let Some(extra) = extra {
+            return Err(ConfigError::OperatorBase {
+                value: base.to_string(),
+                reason: format!(
+                    "expected an origin such as https://wal.sh (scheme, host and port only), not a URL with {extra}"
+                ),
+            });
+        }
+        self.operator_base = parsed.origin().ascii_serialization();
         Ok(())
     }
 }
@@ -307,6 +331,36 @@ impl fmt::Display for ConfigError {
 }
 
 impl std::error::Error for ConfigError {}
+
+#[cfg(test)]
+mod operator_base_tests {
+    use super::*;
+
+    #[test]
+    fn the_operator_base_is_an_origin() {
+        let mut c = Config::new("/nonexistent");
+        for (base, want) in [
+            ("https://wal.sh", "https://wal.sh"),
+            ("https://wal.sh/", "https://wal.sh"),
+            ("HTTPS://Wal.SH:443/", "https://wal.sh"),
+            ("http://mirror.test:8080", "http://mirror.test:8080"),
+        ] {
+            c.set_operator_base(base).unwrap();
+            assert_eq!(c.operator_base, want, "{base}");
+        }
+        for base in [
+            "https://blocked.example/#",
+            "https://blocked.example/?",
+            "https://blocked.example/wr",
+            "https://user@blocked.example",
+            "ftp://wal.sh",
+            "wal.sh",
+        ] {
+            let e = c.set_operator_base(base).unwrap_err().to_string();
+            assert!(e.contains(base), "{e}");
+        }
+    }
+}
 
 #[cfg(test)]
 mod tests {
