@@ -81,9 +81,14 @@ fn report_blocklist(ui: &Ui, state: &BlocklistState) {
         BlocklistState::Retained { entries, reason } => ui.warn(&format!(
             "the operator blocklist refresh failed ({reason}); the last adopted list ({entries} domains) stays in force"
         )),
+        BlocklistState::Unavailable { reason } if ui.quiet => ui.error(&format!(
+            "the operator blocklist could not be obtained and no usable copy exists ({reason}): \
+             targets were deferred, not fetched without it (R3)"
+        )),
         BlocklistState::Fresh { entries } | BlocklistState::Cached { entries } => {
             ui.detail(1, &format!("operator blocklist: {entries} domains"))
         }
+        BlocklistState::Unavailable { .. } => {}
         BlocklistState::Fallback { .. } | BlocklistState::Unknown => {}
     }
 }

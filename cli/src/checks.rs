@@ -1036,6 +1036,7 @@ fn kind(d: &Decision<'_>) -> &'static str {
         Decision::DenyBlocklist(_) => "DenyBlocklist",
         Decision::DenyRobots(_) => "DenyRobots",
         Decision::NeedBlocklist => "NeedBlocklist",
+        Decision::BlocklistUnavailable { .. } => "BlocklistUnavailable",
         Decision::NeedRobots(_) => "NeedRobots",
         Decision::Deferred { .. } => "Deferred",
         Decision::Wait { .. } => "Wait",

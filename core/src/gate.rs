@@ -147,6 +147,17 @@ pub enum Decision<'g> {
     /// This host's robots.txt must be fetched (or refreshed) first, from
     /// this URL.
     NeedRobots(String),
+    /// R3: no blocklist was ever adopted and none could be asked for (the
+    /// operator host is held, or the stored copy cannot be read): targets
+    /// wait until the instant given rather than run unprotected. The
+    /// spec's fail-open covers a first fetch that fails, not one never
+    /// made.
+    BlocklistUnavailable {
+        /// When the blocklist may be asked for again.
+        until: Timestamp,
+        /// Why it could not be.
+        reason: &'g str,
+    },
     /// R2: robots.txt was unreachable and nothing is cached: the host is
     /// deferred until the instant given.
     Deferred {
@@ -188,6 +199,12 @@ impl fmt::Display for Decision<'_> {
                 None => write!(f, "denied by robots.txt (R2): {v}"),
             },
             Decision::NeedBlocklist => f.write_str("needs the operator blocklist first"),
+            Decision::BlocklistUnavailable { reason, .. } => {
+                write!(
+                    f,
+                    "deferred: the operator blocklist is unavailable ({reason})"
+                )
+            }
             Decision::NeedRobots(u) => write!(f, "needs {u} first"),
             Decision::Deferred { reason, .. } => {
                 write!(f, "deferred: robots.txt unreachable ({reason})")
@@ -245,6 +262,8 @@ impl Permit {
 pub struct Gate {
     config: GateConfig,
     blocklist: Option<BlocklistEntry>,
+    /// Set while no list is in force and none could be asked for.
+    blocklist_unavailable: Option<(Timestamp, String)>,
     robots: BTreeMap<String, RobotsEntry>,
     hosts: BTreeMap<String, HostState>,
 }
@@ -268,6 +287,7 @@ impl Gate {
     /// A validated blocklist was adopted (R3c) at `fetched_at`.
     pub fn blocklist_adopted(&mut self, list: Blocklist, fetched_at: Timestamp) {
         let fresh_until = fetched_at.saturating_add(list.refresh());
+        self.blocklist_unavailable = None;
         self.blocklist = Some(BlocklistEntry {
             list,
             fresh_until,
@@ -280,6 +300,7 @@ impl Gate {
     /// open) and [`Gate::blocklist_is_fallback`] says so.
     pub fn blocklist_failed(&mut self, now: Timestamp) {
         let retry = now.saturating_add(REFRESH_RETRY);
+        self.blocklist_unavailable = None;
         match &mut self.blocklist {
             Some(entry) => entry.fresh_until = retry,
             None => {
@@ -288,6 +309,23 @@ impl Gate {
                     fresh_until: retry,
                     adopted: false,
                 })
+            }
+        }
+    }
+
+    /// The blocklist could not even be asked for at `now` (the operator host
+    /// is held until `until`, or the stored copy is unreadable). An adopted
+    /// list stays in force until then (R3b); with none, targets get
+    /// [`Decision::BlocklistUnavailable`] until `until` instead of the
+    /// empty fail-open list, which is only for a first fetch that failed.
+    pub fn blocklist_unavailable(&mut self, now: Timestamp, until: Timestamp, reason: &str) {
+        // Never in the past: the decision must hold the targets back.
+        let until = until.max(now.saturating_add(Duration::from_secs(1)));
+        match &mut self.blocklist {
+            Some(entry) if entry.adopted => entry.fresh_until = until,
+            _ => {
+                self.blocklist = None;
+                self.blocklist_unavailable = Some((until, reason.to_string()));
             }
         }
     }
@@ -445,7 +483,13 @@ impl Gate {
 
     fn blocklist_gate(&self, url: &Url<'_>, now: Timestamp) -> Option<Decision<'_>> {
         let Some(entry) = &self.blocklist else {
-            return Some(Decision::NeedBlocklist);
+            return Some(match &self.blocklist_unavailable {
+                Some((until, reason)) if *until > now => Decision::BlocklistUnavailable {
+                    until: *until,
+                    reason,
+                },
+                _ => Decision::NeedBlocklist,
+            });
         };
         // R3 is checked against the list in force even when it is due for
         // refresh: a stale list still blocks what it lists.

@@ -122,6 +122,24 @@ impl From<StoreError> for PipelineError {
     }
 }
 
+/// Why an operator resource was not obtained.
+#[derive(Debug, Clone)]
+struct OperatorFailure {
+    reason: String,
+    /// Set when the request was never sent: the operator host is held
+    /// until then (R5 cool-down or Retry-After past the run's patience).
+    held_until: Option<Timestamp>,
+}
+
+impl OperatorFailure {
+    fn failed(reason: String) -> OperatorFailure {
+        OperatorFailure {
+            reason,
+            held_until: None,
+        }
+    }
+}
+
 /// An owned gate decision.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Verdict {
@@ -183,7 +201,13 @@ fn own(d: Decision<'_>) -> Verdict {
         Decision::NeedRobots(u) => Verdict::NeedRobots(u),
         Decision::Deferred { until, reason } => Verdict::Deferred {
             until,
-            reason: reason.to_string(),
+            reason: format!("robots.txt unreachable ({reason})"),
+        },
+        Decision::BlocklistUnavailable { until, reason } => Verdict::Deferred {
+            until,
+            reason: format!(
+                "the operator blocklist could not be obtained ({reason}); not fetching without it (R3)"
+            ),
         },
         Decision::Wait { until, reason } => Verdict::Wait { until, reason },
         Decision::Ready => Verdict::Ready,
@@ -520,21 +544,26 @@ impl Pipeline {
         accept: &'static str,
         validators: Option<&Validators>,
         progress: &mut dyn Progress,
-    ) -> Result<Result<Response, String>, StoreError> {
+    ) -> Result<Result<Response, OperatorFailure>, StoreError> {
         let permit = loop {
             match self.admit(AdmitKind::Operator, url)? {
                 Ok(p) => break p,
                 Err(Verdict::Wait { until, .. }) => {
                     let now = self.clock.now();
                     if until > self.max_wait_end() {
-                        return Ok(Err(format!(
-                            "{url}: the operator host is held for {} s",
-                            now.until(until).as_secs()
-                        )));
+                        // Not asked at all: the caller must not take this
+                        // for a fetch that failed.
+                        return Ok(Err(OperatorFailure {
+                            reason: format!(
+                                "{url}: the operator host is held for {} s",
+                                now.until(until).as_secs()
+                            ),
+                            held_until: Some(until),
+                        }));
                     }
                     self.sleep_until(until, progress);
                 }
-                Err(other) => return Ok(Err(format!("{url}: {other:?}"))),
+                Err(other) => return Ok(Err(OperatorFailure::failed(format!("{url}: {other:?}")))),
             }
         };
         let req = Request {
@@ -558,7 +587,7 @@ impl Pipeline {
                 }
             }
         }
-        Ok(resp.map_err(|e| e.to_string()))
+        Ok(resp.map_err(|e| OperatorFailure::failed(e.to_string())))
     }
 
     fn sleep_until(&mut self, until: Timestamp, progress: &mut dyn Progress) {
@@ -575,12 +604,21 @@ impl Pipeline {
         let url = self.operator_url(BLOCKLIST_PATH);
         let cached = self.store.validators(&url, "application/json")?;
         let had_list = self.store.blocklist()?;
-        let send_validators = cached.filter(|_| had_list.is_some());
+        // A stored row that cannot be read is not "never had a list": a
+        // list was adopted once, and what it protected is unknown.
+        let stored_unreadable = had_list
+            .as_ref()
+            .is_some_and(|row| blocklist_from_row(row).is_none());
+        let send_validators = cached.filter(|_| had_list.is_some() && !stored_unreadable);
         let outcome =
             self.operator_get(&url, "application/json", send_validators.as_ref(), progress)?;
         let now = self.clock.now();
+        let mut held_until = None;
         let failure = match outcome {
-            Err(e) => Some(e),
+            Err(e) => {
+                held_until = e.held_until;
+                Some(e.reason)
+            }
             Ok(resp) if resp.status == 304 => {
                 match had_list.as_ref().and_then(blocklist_from_row) {
                     Some(list) => {
@@ -618,7 +656,31 @@ impl Pipeline {
             }
             Ok(resp) => Some(format!("{url}: HTTP {}", resp.status)),
         };
-        if let Some(reason) = failure {
+        let adopted = self.gate.blocklist().is_some() && !self.gate.blocklist_is_fallback();
+        if let (Some(reason), false, true) =
+            (&failure, adopted, held_until.is_some() || stored_unreadable)
+        {
+            // R3's fail-open covers a first fetch that failed, not a list
+            // never asked for nor one that was adopted and cannot be read:
+            // defer the targets instead.
+            let reason = if stored_unreadable {
+                format!("{reason}; the stored copy cannot be read")
+            } else {
+                reason.clone()
+            };
+            let until = held_until.unwrap_or(now.saturating_add(wr_core::gate::REFRESH_RETRY));
+            self.gate.blocklist_unavailable(now, until, &reason);
+            self.blocklist_state = BlocklistState::Unavailable {
+                reason: reason.clone(),
+            };
+            self.notice(
+                progress,
+                format!(
+                    "WARNING: the operator blocklist could not be obtained ({reason}) and no \
+                     usable copy exists: targets are deferred, not fetched without it (R3)"
+                ),
+            );
+        } else if let Some(reason) = failure {
             self.gate.blocklist_failed(now);
             if self.gate.blocklist_is_fallback() {
                 self.blocklist_state = BlocklistState::Fallback {
@@ -703,7 +765,7 @@ impl Pipeline {
                 }
             }
             Ok(resp) => format!("{url}: HTTP {}", resp.status),
-            Err(e) => e,
+            Err(e) => e.reason,
         };
         match cached {
             Some((body, _)) => {
@@ -917,9 +979,7 @@ impl Pipeline {
                     Verdict::Deferred { reason, .. } => {
                         Step::Done(FetchEnd::Error(FetchError::Deferred {
                             url,
-                            reason: format!(
-                                "robots.txt unreachable ({reason}); host deferred for this run"
-                            ),
+                            reason: format!("{reason}; deferred for this run"),
                         }))
                     }
                     Verdict::Wait { until, reason } => {
@@ -1193,7 +1253,7 @@ impl Pipeline {
                 },
                 Verdict::Deferred { reason, .. } => CheckReport::Deferred {
                     url: url.to_string(),
-                    reason: format!("robots.txt unreachable ({reason})"),
+                    reason,
                 },
                 Verdict::Invalid(reason) => CheckReport::Invalid {
                     url: url.to_string(),

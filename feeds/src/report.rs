@@ -184,6 +184,13 @@ pub enum BlocklistState {
         /// Why.
         reason: String,
     },
+    /// No list was ever adopted and none could be asked for (the operator
+    /// host is held, or the stored copy cannot be read): targets are
+    /// deferred rather than fetched unprotected (R3).
+    Unavailable {
+        /// Why.
+        reason: String,
+    },
     /// Not needed yet (nothing was gated).
     Unknown,
 }

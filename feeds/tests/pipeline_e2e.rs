@@ -1531,3 +1531,85 @@ fn items_stay_new_until_their_digest_is_delivered() {
     assert!(third.sources[0].items.is_empty(), "{:?}", ids(&third));
     assert_ua(&server.requests());
 }
+
+/// Issue #11, R3 skipped, not failed: with no blocklist ever adopted and the
+/// operator host held (a cool-down left by an offline `selftest`, say), a
+/// run used to go ahead with an empty list without even asking, and
+/// contacted listed domains. The spec's fail-open covers a first fetch that
+/// fails, not one never made: the targets are deferred. The same holds
+/// when the stored list cannot be read and the refresh fails.
+#[test]
+fn a_blocklist_never_asked_for_defers_the_targets() {
+    let server = TestServer::start(|r| match r.host.as_str() {
+        "wal.sh" => Reply::new(503, "text/plain", "down"),
+        _ => Reply::new(200, "text/markdown", "[x](https://x.test/x)"),
+    });
+    let clock = Arc::new(ManualClock::new(Timestamp::from_secs(1_780_000_000)));
+    let sources = [src("listed", "http://example.com/", None)];
+
+    // The operator host is in its 60-minute cool-down.
+    let dir = state_dir("blocklist-never-asked");
+    let mut cfg = config(&dir, &server, &["example.com"]);
+    cfg.clock = clock.clone();
+    let p = Pipeline::open(cfg.clone()).unwrap();
+    p.store()
+        .hold(
+            "wal.sh",
+            wr_feeds::Clock::now(&*clock).saturating_add(Duration::from_secs(3600)),
+            true,
+        )
+        .unwrap();
+    drop(p);
+    let mut p = Pipeline::open(cfg.clone()).unwrap();
+    let rep = p.run(&sources, FORCE, &mut NoProgress).unwrap();
+    assert!(
+        matches!(&rep.blocklist, wr_feeds::BlocklistState::Unavailable { reason } if reason.contains("held")),
+        "{:?}",
+        rep.blocklist
+    );
+    assert!(
+        matches!(&rep.sources[0].status, SourceStatus::Deferred { reason, .. } if reason.contains("blocklist")),
+        "{:?}",
+        rep.sources[0].status
+    );
+    assert!(server.requests().is_empty(), "{:?}", server.requests());
+    let check = p.check("http://example.com/", &mut NoProgress).unwrap();
+    assert!(
+        matches!(&check, CheckReport::Deferred { reason, .. } if reason.contains("blocklist")),
+        "{check:?}"
+    );
+
+    // A stored list that cannot be read, and a refresh that fails (503).
+    let dir = state_dir("blocklist-unreadable");
+    let mut cfg = config(&dir, &server, &["example.com"]);
+    cfg.clock = clock.clone();
+    let p = Pipeline::open(cfg.clone()).unwrap();
+    p.store()
+        .put_blocklist(&wr_feeds::store::BlocklistRow {
+            contract: "walsh-research-blocklist/v1".into(),
+            refresh_ms: 21_600_000,
+            updated: "2026-05-23T00:00:00Z".into(),
+            entries_json: "{not json".into(),
+            fetched_at: wr_feeds::Clock::now(&*clock),
+        })
+        .unwrap();
+    drop(p);
+    let mut cfg = cfg;
+    cfg.backoff.max_retries = 0;
+    let mut p = Pipeline::open(cfg).unwrap();
+    let rep = p.run(&sources, FORCE, &mut NoProgress).unwrap();
+    assert!(
+        matches!(&rep.blocklist, wr_feeds::BlocklistState::Unavailable { reason } if reason.contains("cannot be read")),
+        "{:?}",
+        rep.blocklist
+    );
+    assert!(matches!(
+        rep.sources[0].status,
+        SourceStatus::Deferred { .. }
+    ));
+    assert!(
+        server.requests().iter().all(|r| r.host == "wal.sh"),
+        "a target was contacted: {:?}",
+        server.requests()
+    );
+}
