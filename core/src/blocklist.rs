@@ -322,9 +322,10 @@ mod tests {
             Blocklist::new(c, Some("P1D"), []).unwrap().refresh(),
             Duration::from_secs(86_400)
         );
+        // Issue #11: a schema-valid P1M used to refuse the whole document.
         assert_eq!(
-            Blocklist::new(c, Some("P1M"), []),
-            Err(BlocklistError::BadRefresh(DurationError::Months))
+            Blocklist::new(c, Some("P1M"), []).unwrap().refresh(),
+            Duration::from_secs(28 * 86_400)
         );
         assert_eq!(
             Blocklist::new(c, Some("6h"), []),
@@ -462,8 +463,8 @@ mod tests {
     fn errors_say_what_was_wrong() {
         use alloc::string::ToString;
         assert!(BlocklistError::UnknownMajor(2).to_string().contains("v2"));
-        assert!(BlocklistError::BadRefresh(DurationError::Months)
+        assert!(BlocklistError::BadRefresh(DurationError::MissingP)
             .to_string()
-            .contains("month"));
+            .contains("'P'"));
     }
 }

@@ -3,15 +3,20 @@
 //! R3 says the blocklist cache lifetime is "dictated by the data": the
 //! document's `refresh` is an ISO-8601 duration (section 6 default `PT6H`,
 //! section 12.6 vectors). A TTL has to be an exact length of time, so only
-//! the designators with a fixed length are accepted:
+//! each designator is given one length:
 //!
 //! ```text
-//! duration = "P" [n "W"] [n "D"] ["T" [n "H"] [n "M"] [n ["." / "," digits] "S"]]
+//! duration = "P" [n "Y"] [n "M"] [n "W"] [n "D"]
+//!                ["T" [n "H"] [n "M"] [n ["." / "," digits] "S"]]
 //! ```
 //!
-//! * Years (`Y`) and months (`M` before `T`) are **rejected** with their own
-//!   error: their length depends on the calendar, and guessing "30 days"
-//!   would make the cache lifetime something the operator did not write.
+//! * Years (`Y`) and months (`M` before `T`) have no fixed length, and a
+//!   schema-valid document may carry them (`P1M`). Refusing such a document
+//!   whole left a fresh install with no list at all, so they are read at
+//!   their **shortest** calendar length, a year 365 days and a month 28:
+//!   a cache lifetime is a bound on how stale an opt-out list may get, and
+//!   the shortest reading never keeps a list longer than any reading of what
+//!   the operator wrote (R3, R10: the strict reading).
 //! * Weeks may be combined with days (`P1W2D`, ISO 8601-1:2019), a harmless
 //!   extension of the 2004 "weeks stand alone" rule.
 //! * Only seconds may be fractional (`PT1.5S`); `.` and `,` both separate
@@ -37,10 +42,6 @@ pub enum DurationError {
     Empty,
     /// The input does not start with `P`.
     MissingP,
-    /// A year component (`nY`): years have no fixed length.
-    Years,
-    /// A month component (`nM` before `T`): months have no fixed length.
-    Months,
     /// `P` (or `T`) is not followed by any component.
     NoComponents,
     /// A fraction on a component other than seconds.
@@ -64,13 +65,6 @@ impl fmt::Display for DurationError {
         match self {
             DurationError::Empty => f.write_str("empty duration"),
             DurationError::MissingP => f.write_str("an ISO-8601 duration starts with 'P'"),
-            DurationError::Years => {
-                f.write_str("years (Y) are not accepted: a year has no fixed length")
-            }
-            DurationError::Months => f.write_str(
-                "months (M before T) are not accepted: a month has no fixed length \
-                 (use W or D; minutes are written after T, as in PT30M)",
-            ),
             DurationError::NoComponents => {
                 f.write_str("'P' or 'T' must be followed by at least one component")
             }
@@ -80,11 +74,11 @@ impl fmt::Display for DurationError {
             DurationError::Order { offset } => write!(
                 f,
                 "component at byte {offset} is repeated, out of order \
-                 (expected W, D, T, H, M, S) or on the wrong side of T"
+                 (expected Y, M, W, D, T, H, M, S) or on the wrong side of T"
             ),
             DurationError::Syntax { offset } => write!(
                 f,
-                "expected <digits><designator> at byte {offset} (designators W D H M S)"
+                "expected <digits><designator> at byte {offset} (designators Y M W D H M S)"
             ),
             DurationError::Overflow => f.write_str("duration too large"),
         }
@@ -134,8 +128,8 @@ fn fraction_nanos(frac: &str) -> u32 {
     nanos
 }
 
-/// Parses an ISO-8601 duration restricted to fixed-length units (see the
-/// module docs): `PT6H`, `PT30M`, `P1D`, `PT1H30M`, `P1W`, `PT1.5S`.
+/// Parses an ISO-8601 duration (see the module docs): `PT6H`, `PT30M`,
+/// `P1D`, `PT1H30M`, `P1W`, `PT1.5S`, and `P1M` as 28 days, `P1Y` as 365.
 pub fn parse_duration(s: &str) -> Result<Duration, DurationError> {
     if s.is_empty() {
         return Err(DurationError::Empty);
@@ -144,7 +138,7 @@ pub fn parse_duration(s: &str) -> Result<Duration, DurationError> {
     let offset = |rest: &str| s.len() - rest.len();
 
     // Rank of the last component seen; each must rank strictly higher.
-    // W=0 D=1 | T | H=2 M=3 S=4.
+    // Y=0 M=1 W=2 D=3 | T | H=4 M=5 S=6.
     let mut last_rank: Option<u8> = None;
     let mut in_time = false;
     let mut time_components = 0usize;
@@ -166,14 +160,14 @@ pub fn parse_duration(s: &str) -> Result<Duration, DurationError> {
         let at = offset(rest);
         let (after, c) = component(rest).map_err(|_| DurationError::Syntax { offset: at })?;
         let (rank, unit_secs) = match (c.designator, in_time) {
-            ('Y', _) => return Err(DurationError::Years),
-            ('M', false) => return Err(DurationError::Months),
-            ('W', false) => (0u8, 604_800u64),
-            ('D', false) => (1, 86_400),
-            ('H', true) => (2, 3_600),
-            ('M', true) => (3, 60),
-            ('S', true) => (4, 1),
-            ('W' | 'D' | 'H' | 'S', _) => return Err(DurationError::Order { offset: at }),
+            ('Y', false) => (0u8, 365 * 86_400u64),
+            ('M', false) => (1, 28 * 86_400),
+            ('W', false) => (2, 604_800),
+            ('D', false) => (3, 86_400),
+            ('H', true) => (4, 3_600),
+            ('M', true) => (5, 60),
+            ('S', true) => (6, 1),
+            ('Y' | 'W' | 'D' | 'H' | 'S', _) => return Err(DurationError::Order { offset: at }),
             // Any other upper-case letter is not a designator at all.
             _ => {
                 return Err(DurationError::Syntax {
@@ -258,11 +252,20 @@ mod tests {
     }
 
     #[test]
-    fn calendar_units_are_rejected() {
-        assert_eq!(parse_duration("P1Y"), Err(DurationError::Years));
-        assert_eq!(parse_duration("P1M"), Err(DurationError::Months));
-        assert_eq!(parse_duration("P1Y2M3D"), Err(DurationError::Years));
-        assert_eq!(parse_duration("PT1Y"), Err(DurationError::Years));
+    fn calendar_units_take_their_shortest_length() {
+        const DAY: u128 = 86_400_000;
+        assert_eq!(ms("P1Y"), 365 * DAY);
+        assert_eq!(ms("P1M"), 28 * DAY);
+        assert_eq!(ms("P1Y2M3D"), (365 + 56 + 3) * DAY);
+        assert_eq!(ms("P1MT1M"), 28 * DAY + 60_000);
+        assert_eq!(
+            parse_duration("PT1Y"),
+            Err(DurationError::Order { offset: 2 })
+        );
+        assert_eq!(
+            parse_duration("P1M1Y"),
+            Err(DurationError::Order { offset: 3 })
+        );
     }
 
     #[test]
@@ -348,8 +351,6 @@ mod tests {
     fn errors_say_what_was_wrong() {
         extern crate std;
         use std::string::ToString;
-        assert!(DurationError::Months.to_string().contains("month"));
-        assert!(DurationError::Years.to_string().contains("year"));
         assert!(DurationError::Syntax { offset: 3 }
             .to_string()
             .contains("byte 3"));

@@ -3,6 +3,7 @@
 
 use serde_json::{json, Value};
 use std::path::Path;
+use std::time::Duration;
 use wr_core::blocklist::BlocklistError;
 use wr_feeds::blocklist_doc::{
     compile_schema, parse_fixtures, validate, validate_detailed, BlocklistDocError, FixturesError,
@@ -185,13 +186,28 @@ fn r3c_unknown_contract_major_is_refused() {
 }
 
 #[test]
-fn r3c_unreadable_refresh_is_refused_even_if_the_schema_allows_it() {
-    // "P1M" is schema-valid ISO 8601 but a calendar unit the core refuses.
-    let doc = edited(|d| *field(d, "refresh") = json!("P1M"));
-    assert!(matches!(
-        refused(&doc, None),
-        BlocklistDocError::Contract(BlocklistError::BadRefresh(_))
-    ));
+fn r10_calendar_refresh_is_adopted_at_its_shortest_length() {
+    // Issue #11: "P1M" and "P1Y" are schema-valid ISO 8601; refusing the
+    // document whole left a fresh install with no list. They are read at
+    // their shortest length (28 and 365 days), never caching longer than
+    // the operator wrote.
+    for (refresh, days) in [("P1M", 28), ("P1Y", 365)] {
+        let doc = edited(|d| *field(d, "refresh") = json!(refresh));
+        let list = validate(&doc, None).expect(refresh);
+        assert_eq!(
+            list.refresh(),
+            Duration::from_secs(days * 86_400),
+            "{refresh}"
+        );
+    }
+}
+
+#[test]
+fn r3c_a_refresh_naming_no_length_is_refused() {
+    // "P" matches the schema's pattern (every part is optional) but names
+    // no length of time at all.
+    let doc = edited(|d| *field(d, "refresh") = json!("P"));
+    assert!(validate(&doc, None).is_err());
 }
 
 #[test]
