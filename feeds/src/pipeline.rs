@@ -389,7 +389,17 @@ impl Pipeline {
             ..GateConfig::default()
         });
         let mut blocklist_state = BlocklistState::Unknown;
-        if let Some(row) = store.blocklist()? {
+        // Stored instants in the future (the clock was ahead when they were
+        // written, or has been set back since) are clamped to now: a
+        // robots.txt or blocklist must not stay "fresh" for its TTL plus
+        // the skew.
+        if let Some(mut row) = store.blocklist()? {
+            if row.fetched_at > now {
+                // Written back, or every later start would clamp it anew
+                // and the copy would never go stale.
+                row.fetched_at = now;
+                store.put_blocklist(&row)?;
+            }
             if let Some(list) = blocklist_from_row(&row) {
                 blocklist_state = BlocklistState::Cached {
                     entries: list.len(),
@@ -397,7 +407,11 @@ impl Pipeline {
                 gate.blocklist_adopted(list, row.fetched_at);
             }
         }
-        for row in store.robots_all()? {
+        for mut row in store.robots_all()? {
+            if row.fetched_at > now {
+                row.fetched_at = now;
+                store.put_robots(&row)?;
+            }
             let base = format!("{}/", row.origin);
             let Ok(u) = CoreUrl::parse(&base) else {
                 continue;
@@ -737,7 +751,7 @@ impl Pipeline {
         let now = self.clock.now();
         let cached = self.store.schema(&url)?;
         if let Some((body, at)) = &cached {
-            if at.saturating_add(SCHEMA_TTL) > now {
+            if (*at).min(now).saturating_add(SCHEMA_TTL) > now {
                 return Ok(serde_json::from_slice(body).ok());
             }
         }
@@ -1311,7 +1325,10 @@ impl Pipeline {
         let mut sched = Schedule::new();
         for (i, s) in sources.iter().enumerate() {
             let row = self.store.source(&s.name)?;
-            if let Some(last) = row.last_run {
+            // Instants from the future (a clock that was ahead when they
+            // were stored) count as now: they must not stretch a TTL or a
+            // pause by the skew.
+            if let Some(last) = row.last_run.map(|t| t.min(started)) {
                 if !options.force && last.saturating_add(MIN_SOURCE_INTERVAL) > started {
                     let status = SourceStatus::Skipped { last_run: last.0 };
                     progress.event(Event::SourceDone {

@@ -1613,3 +1613,54 @@ fn a_blocklist_never_asked_for_defers_the_targets() {
         server.requests()
     );
 }
+
+/// Issue #11, clock skew: a robots.txt stored with a `fetched_at` in the
+/// future (the clock was ahead when it was written) used to stay "fresh"
+/// for its 24 h TTL plus the skew, so a publisher's new Disallow went
+/// unread for as long. Stored instants are clamped to now on load.
+#[test]
+fn a_robots_txt_stored_in_the_future_is_refreshed_after_its_ttl() {
+    let server = TestServer::start(|r| match (r.host.as_str(), r.path()) {
+        ("wal.sh", _) => operator(r),
+        (_, "/robots.txt") => Reply::new(200, "text/plain", "User-agent: *\nDisallow: /\n"),
+        (_, _) => Reply::new(200, "text/markdown", "[x](https://x.test/x)"),
+    });
+    let clock = Arc::new(ManualClock::new(Timestamp::from_secs(1_780_000_000)));
+    let dir = state_dir("robots-future");
+    let mut cfg = config(&dir, &server, &["skewed.test"]);
+    cfg.clock = clock.clone();
+    let now = wr_feeds::Clock::now(&*clock);
+    let p = Pipeline::open(cfg.clone()).unwrap();
+    p.store()
+        .put_robots(&wr_feeds::store::RobotsRow {
+            origin: "http://skewed.test:80".into(),
+            status: 200,
+            body: b"User-agent: *\nAllow: /\n".to_vec(),
+            fetched_at: now.saturating_add(Duration::from_secs(30 * 86_400)),
+        })
+        .unwrap();
+    drop(p);
+    // The next start (at `now`) finds it in the future and clamps it.
+    drop(Pipeline::open(cfg.clone()).unwrap());
+    clock.advance(Duration::from_secs(25 * 3600));
+    let mut p = Pipeline::open(cfg).unwrap();
+    let rep = p
+        .run(
+            &[src("skewed", "http://skewed.test/feed", None)],
+            FORCE,
+            &mut NoProgress,
+        )
+        .unwrap();
+    assert!(
+        matches!(rep.sources[0].status, SourceStatus::DeniedRobots { .. }),
+        "{:?}",
+        rep.sources[0].status
+    );
+    let reqs = server.requests();
+    assert!(reqs
+        .iter()
+        .any(|r| r.host == "skewed.test" && r.path() == "/robots.txt"));
+    assert!(reqs
+        .iter()
+        .all(|r| r.host != "skewed.test" || r.path() == "/robots.txt"));
+}
