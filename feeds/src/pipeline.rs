@@ -165,6 +165,38 @@ enum Verdict {
     Ready,
 }
 
+/// An instant for messages: an HTTP date, or a count of years for the
+/// holds no calendar writes (a Retry-After of 2^63 ms is spec-correct:
+/// "wait at least that long").
+fn instant(t: Timestamp) -> String {
+    let mut s = String::new();
+    match wr_core::http_date::format_http_date(t, &mut s) {
+        Ok(()) => s,
+        Err(_) => format!(
+            "more than {} years from the epoch",
+            t.0 / (1000 * 86_400 * 365)
+        ),
+    }
+}
+
+/// Why a host will not be asked before `until`, for reports.
+fn held(now: Timestamp, until: Timestamp, reason: WaitReason) -> String {
+    let why = match reason {
+        WaitReason::Cooldown => "cool-down after repeated failures, R5",
+        WaitReason::Backoff => "Retry-After, R5",
+        WaitReason::Throttle => "Crawl-delay spacing, R4",
+    };
+    let secs = now.until(until).as_secs();
+    if secs < 10 * 365 * 86_400 {
+        format!(
+            "host held until {} ({why}; {secs} s from now)",
+            instant(until)
+        )
+    } else {
+        format!("host held until {} ({why})", instant(until))
+    }
+}
+
 fn rule_text(kind: &str, pattern: &[u8]) -> String {
     format!("{kind}: {}", String::from_utf8_lossy(pattern))
 }
@@ -846,10 +878,7 @@ impl Pipeline {
                 if until > self.max_wait_end() {
                     return Ok(Step::Done(Some(FetchError::Deferred {
                         url: r.url.clone(),
-                        reason: format!(
-                            "host held for {} s ({reason:?})",
-                            self.clock.now().until(until).as_secs()
-                        ),
+                        reason: held(self.clock.now(), until, reason),
                     })));
                 }
                 Ok(Step::Again(until))
@@ -998,14 +1027,9 @@ impl Pipeline {
                     }
                     Verdict::Wait { until, reason } => {
                         if until > self.max_wait_end() {
-                            let secs = self.clock.now().until(until).as_secs();
                             Step::Done(FetchEnd::Error(FetchError::Deferred {
                                 url,
-                                reason: match reason {
-                                    WaitReason::Cooldown => format!("host cooling down after repeated failures (R5) for another {secs} s"),
-                                    WaitReason::Backoff => format!("host asked us to wait {secs} s (Retry-After, R5)"),
-                                    WaitReason::Throttle => format!("host's Crawl-delay requires waiting {secs} s"),
-                                },
+                                reason: held(self.clock.now(), until, reason),
                             }))
                         } else {
                             Step::Again(until)
@@ -1069,8 +1093,10 @@ impl Pipeline {
                             }))
                         }
                         Some(n) => {
+                            // The retry budget (R5: at most 5) is the
+                            // target's, not the hop's: resetting it here
+                            // let one target cost up to 36 requests.
                             f.hops += 1;
-                            f.attempt = 0;
                             f.url = n.to_string();
                             // Only the section 5 URL itself is exempt from
                             // R3 and R2 (`admit_operator`); wherever it
@@ -1272,6 +1298,17 @@ impl Pipeline {
                 Verdict::Invalid(reason) => CheckReport::Invalid {
                     url: url.to_string(),
                     reason,
+                },
+                // A hold (R5 Retry-After, or the cool-down after repeated
+                // failures) is not a pause before an allowed request: the
+                // host will not be asked before then, whatever the caller
+                // does next. Say so, with the instant.
+                Verdict::Wait {
+                    until,
+                    reason: reason @ (WaitReason::Backoff | WaitReason::Cooldown),
+                } => CheckReport::Deferred {
+                    url: url.to_string(),
+                    reason: held(now, until, reason),
                 },
                 Verdict::Ready | Verdict::Wait { .. } => {
                     let wait_ms = match verdict {

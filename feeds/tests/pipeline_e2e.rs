@@ -436,7 +436,7 @@ fn retries_exhausted_and_long_retry_after() {
     let mut p = Pipeline::open(cfg).unwrap();
     let rep = p.run(&sources, FORCE, &mut NoProgress).unwrap();
     assert!(
-        matches!(&rep.sources[0].status, SourceStatus::Deferred { reason, .. } if reason.contains("cooling down")),
+        matches!(&rep.sources[0].status, SourceStatus::Deferred { reason, .. } if reason.contains("cool-down")),
         "{:?}",
         rep.sources[0]
     );
@@ -1190,7 +1190,7 @@ fn a_held_host_defers_its_other_sources_instead_of_sleeping() {
     assert!(
         rep.sources
             .iter()
-            .any(|s| matches!(&s.status, SourceStatus::Deferred { reason, .. } if reason.contains("cooling down"))),
+            .any(|s| matches!(&s.status, SourceStatus::Deferred { reason, .. } if reason.contains("cool-down"))),
         "{:#?}",
         rep.sources
     );
@@ -1663,4 +1663,105 @@ fn a_robots_txt_stored_in_the_future_is_refreshed_after_its_ttl() {
     assert!(reqs
         .iter()
         .all(|r| r.host != "skewed.test" || r.path() == "/robots.txt"));
+}
+
+/// Issue #11: `check` said "allowed ... wait 9223370241386044.0 s" for a
+/// host held by a huge Retry-After. A held host is deferred, with the
+/// instant the hold ends.
+#[test]
+fn check_reports_a_held_host_as_deferred_with_the_instant() {
+    let server = TestServer::start(|r| match (r.host.as_str(), r.path()) {
+        ("wal.sh", _) => operator(r),
+        (_, "/robots.txt") => Reply::not_found(),
+        (_, _) => Reply::new(200, "text/markdown", "[x](https://x.test/x)"),
+    });
+    let clock = Arc::new(ManualClock::new(Timestamp::from_secs(1_780_000_000)));
+    let dir = state_dir("check-held");
+    let mut cfg = config(&dir, &server, &["held.test", "far.test"]);
+    cfg.clock = clock.clone();
+    let now = wr_feeds::Clock::now(&*clock);
+    let p = Pipeline::open(cfg.clone()).unwrap();
+    p.store()
+        .hold(
+            "held.test",
+            now.saturating_add(Duration::from_secs(7200)),
+            false,
+        )
+        .unwrap();
+    p.store()
+        .hold("far.test", Timestamp(u64::MAX), true)
+        .unwrap();
+    drop(p);
+    let mut p = Pipeline::open(cfg).unwrap();
+    match p.check("http://held.test/feed", &mut NoProgress).unwrap() {
+        CheckReport::Deferred { reason, .. } => {
+            assert!(
+                reason.contains("held until") && reason.contains("GMT"),
+                "{reason}"
+            );
+            assert!(reason.contains("Retry-After"), "{reason}");
+        }
+        other => panic!("{other:?}"),
+    }
+    match p.check("http://far.test/feed", &mut NoProgress).unwrap() {
+        CheckReport::Deferred { reason, .. } => {
+            assert!(reason.contains("years"), "{reason}");
+            assert!(reason.contains("cool-down"), "{reason}");
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(server
+        .requests()
+        .iter()
+        .all(|r| !r.path().starts_with("/feed")));
+}
+
+/// Issue #11: the R5 retry budget was reset on every redirect hop, so one
+/// target could cost up to 36 requests. Hops and retries now share one
+/// budget per target: here each of six hops answers 503 once before
+/// redirecting, six retries in all, one more than the budget of five.
+#[test]
+fn redirect_hops_share_one_retry_budget() {
+    use std::collections::HashMap;
+    use std::sync::Mutex;
+    let seen: Arc<Mutex<HashMap<String, usize>>> = Arc::default();
+    let s = seen.clone();
+    let server = TestServer::start(move |r| match (r.host.as_str(), r.path()) {
+        ("wal.sh", _) => operator(r),
+        (_, "/robots.txt") => Reply::not_found(),
+        (_, path) if path.starts_with("/r") => {
+            let n: usize = path[2..].parse().unwrap_or(9);
+            let mut seen = s.lock().unwrap();
+            let count = seen.entry(path.to_string()).or_default();
+            *count += 1;
+            if *count == 1 {
+                Reply::status(503).header("Retry-After", "1")
+            } else if n < 5 {
+                Reply::redirect(302, &format!("/r{}", n + 1))
+            } else {
+                Reply::new(200, "text/markdown", "[x](https://x.test/x)")
+            }
+        }
+        _ => Reply::not_found(),
+    });
+    let clock = Arc::new(ManualClock::new(Timestamp::from_secs(1_780_000_000)));
+    let dir = state_dir("hops-budget");
+    let mut cfg = config(&dir, &server, &["hops.test"]);
+    cfg.clock = clock.clone();
+    let mut p = Pipeline::open(cfg).unwrap();
+    let r = p
+        .fetch_gated("http://hops.test/r0", None, &mut NoProgress)
+        .unwrap();
+    assert!(
+        matches!(&r, Err(FetchError::Failed { reason, .. }) if reason.contains("after 5 retries")),
+        "{r:?}"
+    );
+    let to_target = server
+        .requests()
+        .iter()
+        .filter(|r| r.host == "hops.test" && r.path() != "/robots.txt")
+        .count();
+    // r0..r4: a 503 and a redirect each (10), then r5's 503: 11 requests,
+    // 5 retries. With a budget per hop it went on to 12 and succeeded.
+    assert_eq!(to_target, 11);
 }
