@@ -126,6 +126,17 @@ pub enum HttpError {
         /// Why.
         reason: String,
     },
+    /// The request could not be made as asked (a URL too long for an HTTP
+    /// request line, a header value that is not one), or the answer was not
+    /// HTTP that can be read (malformed or oversized response headers).
+    /// Retrying would meet the same refusal, so R5 does not apply and no
+    /// host is held for it: the one source fails.
+    Unsendable {
+        /// The URL.
+        url: String,
+        /// Why.
+        reason: String,
+    },
     /// The body exceeded [`BodyLimit::Fail`].
     TooLarge {
         /// The URL.
@@ -150,7 +161,9 @@ impl HttpError {
 impl fmt::Display for HttpError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            HttpError::Transport { url, reason } => write!(f, "{url}: {reason}"),
+            HttpError::Transport { url, reason } | HttpError::Unsendable { url, reason } => {
+                write!(f, "{url}: {reason}")
+            }
             HttpError::TooLarge { url, limit } => {
                 write!(f, "{url}: too large (more than {limit} bytes)")
             }
@@ -305,9 +318,13 @@ impl Http {
             });
         }
         let wire = self.wire_url(url);
-        let transport = |e: ureq::Error| HttpError::Transport {
-            url: url.to_string(),
-            reason: describe(&e),
+        let transport = |e: ureq::Error| {
+            let (url, reason) = (url.to_string(), describe(&e));
+            if is_deterministic(&e) {
+                HttpError::Unsendable { url, reason }
+            } else {
+                HttpError::Transport { url, reason }
+            }
         };
         let mut builder = self.agent.get(&wire).header("User-Agent", USER_AGENT);
         if let Some(a) = req.accept {
@@ -365,6 +382,20 @@ impl Http {
     }
 }
 
+/// Whether `e` would recur on every retry: the request could not be built
+/// (URL, header), or the response could not be read as HTTP. Network,
+/// TLS and timeout failures are transient (R5).
+fn is_deterministic(e: &ureq::Error) -> bool {
+    matches!(
+        e,
+        ureq::Error::Http(_)
+            | ureq::Error::BadUri(_)
+            | ureq::Error::Protocol(_)
+            | ureq::Error::LargeResponseHeader(..)
+            | ureq::Error::InvalidProxyUrl
+    )
+}
+
 fn describe(e: &ureq::Error) -> String {
     match e {
         ureq::Error::Timeout(t) => format!("timed out ({t})"),
@@ -384,6 +415,12 @@ fn describe(e: &ureq::Error) -> String {
                 }
                 _ => format!("i/o error: {detail}"),
             }
+        }
+        ureq::Error::Http(h) => format!("cannot make this request: {h}"),
+        ureq::Error::BadUri(u) => format!("cannot make this request: bad URI ({u})"),
+        ureq::Error::Protocol(p) => format!("the server's answer is not readable HTTP: {p}"),
+        ureq::Error::LargeResponseHeader(n, max) => {
+            format!("the server's response headers are too large ({n} bytes, limit {max})")
         }
         other => other.to_string(),
     }

@@ -1765,3 +1765,75 @@ fn redirect_hops_share_one_retry_budget() {
     // 5 retries. With a budget per hop it went on to 12 and succeeded.
     assert_eq!(to_target, 11);
 }
+
+/// Issue #11, local errors are not network errors: a 100 KB URL failed
+/// before it was sent ("uri too long"), was retried 5 times and then held
+/// its whole host for 60 minutes, deferring the host's other sources; a
+/// malformed response header did the same. Both fail their own source
+/// only: no retry, no hold.
+#[test]
+fn requests_that_cannot_be_made_or_read_fail_one_source_without_retries() {
+    use std::io::{Read, Write};
+    let server = TestServer::start(|r| match (r.host.as_str(), r.path()) {
+        ("wal.sh", _) => operator(r),
+        (_, "/robots.txt") => Reply::not_found(),
+        (_, _) => Reply::new(200, "text/markdown", "[x](https://x.test/x)"),
+    });
+    // A server whose robots.txt is a plain 404 and whose every other answer
+    // has a header line without a colon.
+    let raw = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let raw_port = raw.local_addr().unwrap().port();
+    let raw_hits = Arc::new(AtomicUsize::new(0));
+    let hits = raw_hits.clone();
+    std::thread::spawn(move || {
+        for mut conn in raw.incoming().flatten() {
+            hits.fetch_add(1, Ordering::SeqCst);
+            let mut buf = [0u8; 4096];
+            let n = conn.read(&mut buf).unwrap_or(0);
+            let answer: &[u8] = if buf[..n].starts_with(b"GET /robots.txt ") {
+                b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n"
+            } else {
+                b"HTTP/1.1 200 OK\r\nthis is not a header\r\nContent-Length: 0\r\n\r\n"
+            };
+            let _ = conn.write_all(answer);
+        }
+    });
+    let clock = Arc::new(ManualClock::new(Timestamp::from_secs(1_780_000_000)));
+    let dir = state_dir("local-errors");
+    let mut cfg = config(&dir, &server, &["long.test"]);
+    cfg.connect_to.push(wr_feeds::config::ConnectTo::new(
+        "garbled.test",
+        80,
+        "127.0.0.1",
+        raw_port,
+    ));
+    cfg.clock = clock.clone();
+    let long = format!("http://long.test/{}", "a".repeat(100_000));
+    let sources = [
+        src("too long", &long, None),
+        src("same host", "http://long.test/feed", None),
+        src("garbled", "http://garbled.test/feed", None),
+    ];
+    let mut p = Pipeline::open(cfg).unwrap();
+    let rep = p.run(&sources, FORCE, &mut NoProgress).unwrap();
+    assert!(
+        matches!(&rep.sources[0].status, SourceStatus::Failed { reason, .. } if reason.contains("cannot make this request")),
+        "{:?}",
+        rep.sources[0].status
+    );
+    assert_eq!(
+        rep.sources[1].status,
+        SourceStatus::Ok {
+            not_modified: false
+        },
+        "the host's other source is not held"
+    );
+    assert!(
+        matches!(&rep.sources[2].status, SourceStatus::Failed { reason, .. } if reason.contains("not readable HTTP")),
+        "{:?}",
+        rep.sources[2].status
+    );
+    // garbled.test: robots.txt and the feed, once each, no retries.
+    assert_eq!(raw_hits.load(Ordering::SeqCst), 2);
+    assert!(server.requests().iter().all(|r| r.target.len() < 1000));
+}
