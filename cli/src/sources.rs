@@ -191,12 +191,25 @@ impl Ctx<'_> {
     }
 }
 
+/// The longest URL a source may have, in octets: RFC 9110 §4.1 asks
+/// senders and recipients to support request lines of at least 8,000
+/// octets, and servers commonly refuse longer ones. Past it a source
+/// could only fail, so it is refused here, with its line and column.
+pub const MAX_URL_LEN: usize = 8_000;
+
 /// Validates an absolute http(s) URL as a user wrote it; returns the
 /// trimmed string.
 pub fn check_url(raw: &str) -> Result<String, String> {
     let s = raw.trim();
     if s.is_empty() {
         return Err("empty URL".into());
+    }
+    if s.len() > MAX_URL_LEN {
+        let start: String = s.chars().take(60).collect();
+        return Err(format!(
+            "URL too long ({} octets; at most {MAX_URL_LEN}): `{start}...`",
+            s.len()
+        ));
     }
     let parsed = url::Url::parse(s).map_err(|e| format!("bad URL `{s}`: {e}"))?;
     if parsed.scheme() != "http" && parsed.scheme() != "https" {
@@ -439,6 +452,20 @@ url = "http://b.example/blog"
         assert_eq!(f.sources.len(), 2);
         assert_eq!(f.sources[0].tags, vec!["x", "y"]);
         assert_eq!(f.sources[1].feed, None);
+    }
+
+    #[test]
+    fn an_overlong_url_is_refused_where_it_is_written() {
+        // Issue #11: a 100 KB URL was accepted here, then failed at send
+        // time, retried and held its host.
+        let long = format!("https://a.example/{}", "x".repeat(100_000));
+        let text = format!("[[source]]\nname = \"A\"\nurl = \"{long}\"\n");
+        let (l, c, m) = at(&text);
+        assert_eq!((l, c), (3, 7), "{m}");
+        assert!(m.contains("URL too long") && m.contains("8000"), "{m}");
+        assert!(m.len() < 300, "the message quotes only the start: {m}");
+        let ok = format!("https://a.example/{}", "x".repeat(MAX_URL_LEN - 18));
+        assert_eq!(check_url(&ok).map(|u| u.len()), Ok(MAX_URL_LEN));
     }
 
     #[test]
