@@ -62,7 +62,15 @@ pub(crate) fn config(common: &Common, settings: &Settings) -> Result<Config, Str
 
 fn open(cfg: Config, ui: &Ui) -> Option<Pipeline> {
     let dir = cfg.state_dir.clone();
-    match Pipeline::open(cfg) {
+    let patience = cfg.lock_wait.as_secs() / 60;
+    let mut on_wait = |lock: &std::path::Path| {
+        ui.warn(&format!(
+            "another wr-feeds run is using {} ({}); waiting for it to finish (up to {patience} min)",
+            dir.display(),
+            lock.display()
+        ))
+    };
+    match Pipeline::open_waiting(cfg, &mut on_wait) {
         Ok(p) => Some(p),
         Err(e) => {
             ui.error(&format!("cannot open the state in {}: {e}", dir.display()));

@@ -26,7 +26,7 @@ pub fn spacing(crawl_delay: Option<Duration>) -> Duration {
 /// part, so a fractional Crawl-delay such as `1.0005` would otherwise give
 /// slots 1000 ms apart, closer than the publisher asked (R2d, R4).
 pub fn ceil_millis(d: Duration) -> Duration {
-    if d.subsec_nanos() % 1_000_000 == 0 {
+    if d.subsec_nanos().is_multiple_of(1_000_000) {
         return d;
     }
     let whole = Duration::from_millis(u64::from(d.subsec_millis()) + 1);

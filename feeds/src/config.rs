@@ -169,6 +169,9 @@ pub struct Config {
     pub max_body: u64,
     /// A wait longer than this defers the source instead of sleeping.
     pub max_wait: Duration,
+    /// How long opening the pipeline waits for another process using the
+    /// same state directory (see [`crate::lock`]).
+    pub lock_wait: Duration,
     /// R13 tags; `None` sends no tags.
     pub identity: Option<Identity>,
     /// DER certificates trusted *instead of* the bundled Mozilla roots
@@ -213,6 +216,7 @@ impl Config {
             timeouts: Timeouts::default(),
             max_body: DEFAULT_MAX_BODY,
             max_wait: DEFAULT_MAX_WAIT,
+            lock_wait: DEFAULT_LOCK_WAIT,
             identity: Some(Identity::detect()),
             tls_roots: None,
             clock: Arc::new(SystemClock),
@@ -278,6 +282,10 @@ impl Config {
         Ok(())
     }
 }
+
+/// Default of [`Config::lock_wait`]: a daily digest of a few hundred
+/// sources finishes well within it; a run stuck longer is worth an error.
+pub const DEFAULT_LOCK_WAIT: Duration = Duration::from_secs(30 * 60);
 
 /// `$XDG_STATE_HOME/wr-feeds`, else `$HOME/.local/state/wr-feeds`.
 pub fn default_state_dir() -> Result<PathBuf, ConfigError> {

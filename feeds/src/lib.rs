@@ -75,6 +75,7 @@ pub mod clock;
 pub mod config;
 pub mod extract;
 pub mod http;
+pub mod lock;
 pub mod pipeline;
 pub mod report;
 pub mod schedule;

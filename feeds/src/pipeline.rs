@@ -103,6 +103,9 @@ pub enum PipelineError {
     Store(StoreError),
     /// The HTTP client could not be built.
     Http(String),
+    /// The state directory is in use by another process (see
+    /// [`crate::lock`]).
+    Lock(crate::lock::LockError),
 }
 
 impl fmt::Display for PipelineError {
@@ -110,6 +113,7 @@ impl fmt::Display for PipelineError {
         match self {
             PipelineError::Store(e) => e.fmt(f),
             PipelineError::Http(e) => write!(f, "HTTP client: {e}"),
+            PipelineError::Lock(e) => e.fmt(f),
         }
     }
 }
@@ -323,6 +327,8 @@ struct Job {
 
 /// The pipeline: a gate, the state store, an HTTP client and a clock.
 pub struct Pipeline {
+    /// Held while the pipeline lives: one process per state directory.
+    _lock: crate::lock::RunLock,
     config: Config,
     gate: Gate,
     store: Store,
@@ -411,7 +417,21 @@ fn origin_base(url: &str) -> Option<String> {
 impl Pipeline {
     /// Opens the state store in `config.state_dir` and restores the gate's
     /// knowledge from it (blocklist, robots.txt cache, per-host schedule).
+    ///
+    /// Waits (up to [`Config::lock_wait`]) while another process uses the
+    /// same state directory; see [`crate::lock`].
     pub fn open(config: Config) -> Result<Pipeline, PipelineError> {
+        Pipeline::open_waiting(config, &mut |_| {})
+    }
+
+    /// [`Pipeline::open`], calling `on_wait` once if another process holds
+    /// the state directory, so the caller can say why nothing happens.
+    pub fn open_waiting(
+        config: Config,
+        on_wait: &mut dyn FnMut(&std::path::Path),
+    ) -> Result<Pipeline, PipelineError> {
+        let lock = crate::lock::RunLock::acquire(&config.state_dir, config.lock_wait, on_wait)
+            .map_err(PipelineError::Lock)?;
         let store = Store::open(&config.state_dir)?;
         let http = Http::new(&config).map_err(PipelineError::Http)?;
         let clock = config.clock.clone();
@@ -459,6 +479,7 @@ impl Pipeline {
         }
         let seed = config.rng_seed.unwrap_or(now.0 ^ 0x5DEE_CE66_D1CE_4E5B);
         Ok(Pipeline {
+            _lock: lock,
             jitter: Jitter::new(seed),
             backoff: config.backoff,
             config,

@@ -573,6 +573,8 @@ fn blocklist_retention_and_fallback() {
         rep.sources[0].status,
         SourceStatus::DeniedBlocklist { .. }
     ));
+    // One process per state directory (feeds::lock): close before reopening.
+    drop(p);
     for (m, what) in [
         (1, "404"),
         (2, "schema-invalid"),
@@ -707,6 +709,7 @@ fn robots_error_handling() {
     );
     mode.store(2, Ordering::SeqCst);
     clock.advance(Duration::from_secs(25 * 3600));
+    drop(p);
     let mut p = Pipeline::open(cfg).unwrap();
     let open = [src("flaky-open", "http://flaky.test/open", None)];
     let rep = p.run(&open, FORCE, &mut NoProgress).unwrap();

@@ -19,6 +19,8 @@ pub struct Req {
     /// Path and query as sent.
     pub url: String,
     pub headers: Vec<(String, String)>,
+    /// When the request arrived.
+    pub at: std::time::Instant,
 }
 
 impl Req {
@@ -79,6 +81,9 @@ pub struct Host {
     pub port: u16,
     log: Arc<Mutex<Vec<Req>>>,
     routes: Arc<Mutex<HashMap<String, Route>>>,
+    /// Requests being answered now, and the most there ever were.
+    in_flight: Arc<std::sync::atomic::AtomicUsize>,
+    peak: Arc<std::sync::atomic::AtomicUsize>,
 }
 
 impl Host {
@@ -87,7 +92,10 @@ impl Host {
         let port = server.server_addr().to_ip().expect("ip address").port();
         let log: Arc<Mutex<Vec<Req>>> = Arc::default();
         let routes: Arc<Mutex<HashMap<String, Route>>> = Arc::default();
+        let in_flight: Arc<std::sync::atomic::AtomicUsize> = Arc::default();
+        let peak: Arc<std::sync::atomic::AtomicUsize> = Arc::default();
         let (l, r) = (log.clone(), routes.clone());
+        let (inf, pk) = (in_flight.clone(), peak.clone());
         std::thread::spawn(move || {
             for req in server.incoming_requests() {
                 let rec = Req {
@@ -98,6 +106,7 @@ impl Host {
                         .iter()
                         .map(|h| (h.field.to_string(), h.value.to_string()))
                         .collect(),
+                    at: std::time::Instant::now(),
                 };
                 let route = {
                     let routes = r.lock().unwrap();
@@ -107,7 +116,14 @@ impl Host {
                         .cloned()
                 };
                 l.lock().unwrap().push(rec.clone());
-                std::thread::spawn(move || respond(req, &rec, route));
+                use std::sync::atomic::Ordering::SeqCst;
+                let now = inf.fetch_add(1, SeqCst) + 1;
+                pk.fetch_max(now, SeqCst);
+                let inf = inf.clone();
+                std::thread::spawn(move || {
+                    respond(req, &rec, route);
+                    inf.fetch_sub(1, SeqCst);
+                });
             }
         });
         Host {
@@ -115,12 +131,19 @@ impl Host {
             port,
             log,
             routes,
+            in_flight,
+            peak,
         }
     }
 
     pub fn route(&self, path: &str, route: Route) -> &Host {
         self.routes.lock().unwrap().insert(path.into(), route);
         self
+    }
+
+    /// The most requests this host was ever answering at once.
+    pub fn peak_in_flight(&self) -> usize {
+        self.peak.load(std::sync::atomic::Ordering::SeqCst)
     }
 
     pub fn requests(&self) -> Vec<Req> {

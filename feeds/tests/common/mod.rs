@@ -204,6 +204,9 @@ pub fn config(dir: &PathBuf, server: &TestServer, hosts: &[&str]) -> Config {
         request: Duration::from_secs(5),
     };
     c.rng_seed = Some(42);
+    // A test that kept one pipeline open while opening another on the
+    // same state would wait this long, then fail, instead of hanging.
+    c.lock_wait = Duration::from_secs(20);
     c
 }
 

@@ -1,0 +1,150 @@
+//! One run at a time per state directory (R4a across processes).
+//!
+//! R4 keeps one request in flight per host, spaced by max(1 s,
+//! Crawl-delay), and R8 fetches a source at most once an hour. Inside one
+//! process the gate and the scheduler hold both; two `wr-feeds` processes
+//! on one state directory each had their own gate, so a host saw up to
+//! three requests in flight, gaps under a second, a robots.txt fetched
+//! again a second after another process had stored its Crawl-delay, and
+//! every source fetched by each process.
+//!
+//! The cure chosen is the simplest that holds every property at once: a
+//! process that opens the pipeline takes an exclusive advisory lock on
+//! `<state dir>/lock` and keeps it until the pipeline is dropped. A second
+//! process waits for it (up to [`crate::config::Config::lock_wait`], saying
+//! so), then opens the store and finds everything the first one learned:
+//! robots.txt with its Crawl-delay, the per-host schedule, R8's last runs,
+//! the items seen. A lease per host in SQLite would let runs overlap on
+//! different hosts, at the price of a protocol where one bug is a second
+//! request in flight; a daily digest gains nothing from that overlap.
+//!
+//! The lock is the operating system's (`flock` on Unix, `LockFileEx` on
+//! Windows, through `std::fs::File::try_lock`): it is released when the
+//! process ends, however it ends, so a killed run never leaves a stale
+//! lock behind.
+
+use std::fs::{File, OpenOptions, TryLockError};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// The held lock; released on drop.
+#[derive(Debug)]
+pub struct RunLock {
+    _file: File,
+    path: PathBuf,
+}
+
+/// Why the lock could not be taken.
+#[derive(Debug)]
+pub enum LockError {
+    /// The lock file could not be created or locked.
+    Io {
+        /// The lock file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// Another process held it for longer than we wait.
+    Busy {
+        /// The lock file.
+        path: PathBuf,
+        /// How long we waited.
+        waited: Duration,
+    },
+}
+
+impl std::fmt::Display for LockError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LockError::Io { path, source } => {
+                write!(f, "cannot lock {}: {source}", path.display())
+            }
+            LockError::Busy { path, waited } => write!(
+                f,
+                "another wr-feeds run still holds {} after {} s; try again when it has finished",
+                path.display(),
+                waited.as_secs()
+            ),
+        }
+    }
+}
+
+impl std::error::Error for LockError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            LockError::Io { source, .. } => Some(source),
+            LockError::Busy { .. } => None,
+        }
+    }
+}
+
+impl RunLock {
+    /// Takes the lock of state directory `dir` (created if missing),
+    /// waiting up to `wait` while another process holds it; `on_wait` is
+    /// called once, when the first attempt finds it held.
+    pub fn acquire(
+        dir: &Path,
+        wait: Duration,
+        on_wait: &mut dyn FnMut(&Path),
+    ) -> Result<RunLock, LockError> {
+        let path = dir.join("lock");
+        let io = |source| LockError::Io {
+            path: path.clone(),
+            source,
+        };
+        std::fs::create_dir_all(dir).map_err(io)?;
+        let file = OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&path)
+            .map_err(io)?;
+        // Wall time, not the pipeline's clock: this waits for another
+        // process, which a virtual clock knows nothing of.
+        let started = Instant::now();
+        let mut told = false;
+        loop {
+            match file.try_lock() {
+                Ok(()) => return Ok(RunLock { _file: file, path }),
+                Err(TryLockError::WouldBlock) => {}
+                Err(TryLockError::Error(e)) => return Err(io(e)),
+            }
+            let waited = started.elapsed();
+            if waited >= wait {
+                return Err(LockError::Busy { path, waited });
+            }
+            if !told {
+                on_wait(&path);
+                told = true;
+            }
+            std::thread::sleep(Duration::from_millis(100).min(wait - waited));
+        }
+    }
+
+    /// The lock file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_second_holder_waits_then_gives_up_and_gets_it_once_free() {
+        let dir = std::env::temp_dir().join(format!("wr-lock-{}", std::process::id()));
+        let first = RunLock::acquire(&dir, Duration::ZERO, &mut |_| {}).unwrap();
+        let mut told = 0;
+        let e = RunLock::acquire(&dir, Duration::from_millis(250), &mut |_| told += 1)
+            .expect_err("held by the first");
+        assert!(matches!(e, LockError::Busy { .. }), "{e}");
+        assert!(e.to_string().contains("another wr-feeds run"), "{e}");
+        assert_eq!(told, 1);
+        drop(first);
+        let again = RunLock::acquire(&dir, Duration::ZERO, &mut |_| {}).unwrap();
+        assert_eq!(again.path(), dir.join("lock"));
+        drop(again);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
