@@ -205,6 +205,7 @@ pub fn send_with_production_client(port: u16) -> Result<(), String> {
     cfg.timeouts = Timeouts {
         connect: Duration::from_secs(2),
         request: Duration::from_secs(5),
+        ..Timeouts::default()
     };
     let http = Http::new(&cfg)?;
     let mut gate = fresh_gate();

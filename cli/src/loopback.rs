@@ -509,6 +509,7 @@ fn config(dir: &Path, server: &Server, clock: Arc<dyn Clock>) -> Config {
     cfg.timeouts = Timeouts {
         connect: Duration::from_secs(2),
         request: Duration::from_secs(5),
+        ..Timeouts::default()
     };
     cfg.rng_seed = Some(0x5eed);
     // A proxy from the environment would take the requests away from the

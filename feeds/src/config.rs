@@ -17,12 +17,17 @@ pub const DEFAULT_MAX_WAIT: Duration = Duration::from_secs(300);
 /// Name of the SQLite file inside the state directory.
 pub const DB_FILE: &str = "wr-feeds.sqlite3";
 
-/// Connect and whole-request timeouts.
+/// Connect, answer and whole-request timeouts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Timeouts {
     /// TCP + TLS connect.
     pub connect: Duration,
-    /// The whole request, headers and body.
+    /// From the request sent to the first octet of the answer: a server
+    /// that accepts and never answers is given up on after this, not after
+    /// the whole-request timeout.
+    pub answer: Duration,
+    /// The whole request, headers and body (a server that drips its body
+    /// is cut off here).
     pub request: Duration,
 }
 
@@ -30,6 +35,7 @@ impl Default for Timeouts {
     fn default() -> Self {
         Timeouts {
             connect: Duration::from_secs(10),
+            answer: Duration::from_secs(15),
             request: Duration::from_secs(30),
         }
     }

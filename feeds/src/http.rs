@@ -125,6 +125,9 @@ pub enum HttpError {
         url: String,
         /// Why.
         reason: String,
+        /// A timeout (connect, answer or whole request): the pipeline
+        /// gives up on a host that times out twice in a run.
+        timed_out: bool,
     },
     /// The request could not be made as asked (a URL too long for an HTTP
     /// request line, a header value that is not one), or the answer was not
@@ -161,7 +164,7 @@ impl HttpError {
 impl fmt::Display for HttpError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            HttpError::Transport { url, reason } | HttpError::Unsendable { url, reason } => {
+            HttpError::Transport { url, reason, .. } | HttpError::Unsendable { url, reason } => {
                 write!(f, "{url}: {reason}")
             }
             HttpError::TooLarge { url, limit } => {
@@ -241,6 +244,7 @@ impl Http {
                 None
             })
             .timeout_connect(Some(config.timeouts.connect))
+            .timeout_recv_response(Some(config.timeouts.answer.min(config.timeouts.request)))
             .timeout_global(Some(config.timeouts.request))
             .tls_config(tls.build())
             .build();
@@ -323,7 +327,13 @@ impl Http {
             if is_deterministic(&e) {
                 HttpError::Unsendable { url, reason }
             } else {
-                HttpError::Transport { url, reason }
+                let timed_out = matches!(&e, ureq::Error::Timeout(_))
+                    || matches!(&e, ureq::Error::Io(io) if io.kind() == std::io::ErrorKind::TimedOut);
+                HttpError::Transport {
+                    url,
+                    reason,
+                    timed_out,
+                }
             }
         };
         let mut builder = self.agent.get(&wire).header("User-Agent", USER_AGENT);
@@ -357,6 +367,9 @@ impl Http {
             .read_to_end(&mut body)
             .map_err(|e| HttpError::Transport {
                 url: url.to_string(),
+                timed_out: e.kind() == std::io::ErrorKind::TimedOut
+                    || e.to_string().contains("timeout")
+                    || e.to_string().contains("timed out"),
                 reason: format!("reading the body: {e}"),
             })?;
         let (kept, truncated) = match req.limit.apply(&body) {
@@ -398,7 +411,15 @@ fn is_deterministic(e: &ureq::Error) -> bool {
 
 fn describe(e: &ureq::Error) -> String {
     match e {
-        ureq::Error::Timeout(t) => format!("timed out ({t})"),
+        ureq::Error::Timeout(t) => match t {
+            ureq::Timeout::Connect => "timed out connecting".to_string(),
+            ureq::Timeout::RecvResponse => "timed out waiting for an answer".to_string(),
+            ureq::Timeout::RecvBody => "timed out reading the body".to_string(),
+            ureq::Timeout::Global | ureq::Timeout::PerCall => {
+                "timed out (the whole request took too long)".to_string()
+            }
+            other => format!("timed out ({other})"),
+        },
         ureq::Error::HostNotFound => "host not found".to_string(),
         ureq::Error::ConnectionFailed => "connection failed".to_string(),
         // The resolver's and the OS's wording ("io: failed to lookup

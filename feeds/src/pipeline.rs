@@ -341,7 +341,14 @@ pub struct Pipeline {
     requests: u32,
     /// Hosts sent a request since the scheduler last heard of them.
     sent_to: Vec<String>,
+    /// Timeouts per host in this run: a host that timed out twice is not
+    /// asked again before the next run (a dead host costs two timeouts,
+    /// not five retries per source).
+    timeouts: std::collections::HashMap<String, u32>,
 }
+
+/// Timeouts after which a host is left alone for the rest of a run.
+const TIMEOUTS_PER_RUN: u32 = 2;
 
 impl fmt::Debug for Pipeline {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -491,6 +498,7 @@ impl Pipeline {
             notices: Vec::new(),
             requests: 0,
             sent_to: Vec::new(),
+            timeouts: std::collections::HashMap::new(),
         })
     }
 
@@ -1014,6 +1022,12 @@ impl Pipeline {
             AdmitKind::Target
         };
         let url = f.url.clone();
+        if let Some(reason) = self.timed_out_host(&url) {
+            return Ok(Step::Done(FetchEnd::Error(FetchError::Deferred {
+                url,
+                reason,
+            })));
+        }
         let permit = match self.admit(kind, &url)? {
             Ok(p) => p,
             Err(v) => {
@@ -1077,7 +1091,20 @@ impl Pipeline {
         let result = self.send(&permit, &url, &req, progress)?;
         let now = self.clock.now();
         let (retry_after, what) = match result {
-            Err(HttpError::Transport { reason, .. }) => (None, reason),
+            Err(HttpError::Transport {
+                reason, timed_out, ..
+            }) => {
+                if timed_out {
+                    *self.timeouts.entry(permit.host().to_string()).or_default() += 1;
+                    if let Some(why) = self.timed_out_host(&url) {
+                        return Ok(Step::Done(FetchEnd::Error(FetchError::Deferred {
+                            url,
+                            reason: format!("{reason}; {why}"),
+                        })));
+                    }
+                }
+                (None, reason)
+            }
             Err(e) => {
                 return Ok(Step::Done(FetchEnd::Error(FetchError::Failed {
                     url,
@@ -1176,6 +1203,16 @@ impl Pipeline {
                 Ok(Step::Again(until))
             }
         }
+    }
+
+    /// Why `url`'s host is not asked again in this run, if it timed out
+    /// too often.
+    fn timed_out_host(&self, url: &str) -> Option<String> {
+        let host = host_key(&CoreUrl::parse(url).ok()?);
+        let n = *self.timeouts.get(&host)?;
+        (n >= TIMEOUTS_PER_RUN).then(|| {
+            format!("{host} timed out {n} times in this run; left alone until the next run")
+        })
     }
 
     fn fetch_to_end(
@@ -1377,6 +1414,7 @@ impl Pipeline {
         self.notices.clear();
         self.requests = 0;
         self.sent_to.clear();
+        self.timeouts.clear();
         let started = self.clock.now();
         let mut reports: Vec<Option<SourceReport>> = vec![None; sources.len()];
         let mut jobs: Vec<Option<Job>> = Vec::new();

@@ -202,6 +202,7 @@ pub fn config(dir: &PathBuf, server: &TestServer, hosts: &[&str]) -> Config {
     c.timeouts = Timeouts {
         connect: Duration::from_secs(2),
         request: Duration::from_secs(5),
+        ..Timeouts::default()
     };
     c.rng_seed = Some(42);
     // A test that kept one pipeline open while opening another on the
