@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use wr_core::constants::UA_TOKEN;
 use wr_core::robots::{Policy, Reading, Selected};
 use wr_core::url::Url;
+use wr_feeds::extract::clean_message;
 
 /// Arguments of `wr-feeds robots`.
 #[derive(clap::Args)]
@@ -98,9 +99,11 @@ pub fn run(args: &Args) -> ExitCode {
         let v = policy.check(path);
         any_denied |= !v.allowed;
         let line = if args.json {
+            // A robots.txt is untrusted text: no control character of it
+            // reaches the terminal or the JSON.
             let rule = v
                 .rule
-                .map(|r| String::from_utf8_lossy(r.pattern).into_owned());
+                .map(|r| clean_message(&String::from_utf8_lossy(r.pattern)));
             serde_json::json!({
                 "url": url,
                 "allowed": v.allowed,
@@ -117,10 +120,12 @@ pub fn run(args: &Args) -> ExitCode {
                 "disallowed"
             };
             match v.rule {
-                Some(r) if v.reading != Reading::Spec => {
-                    format!("{verdict} {url}  ({r} in {})", v.reading.as_str())
-                }
-                Some(r) => format!("{verdict} {url}  ({r})"),
+                Some(r) if v.reading != Reading::Spec => format!(
+                    "{verdict} {url}  ({} in {})",
+                    clean_message(&r.to_string()),
+                    v.reading.as_str()
+                ),
+                Some(r) => format!("{verdict} {url}  ({})", clean_message(&r.to_string())),
                 None => format!("{verdict} {url}  (no rule matched)"),
             }
         };

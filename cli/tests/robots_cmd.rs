@@ -107,3 +107,30 @@ fn unreadable_file_and_bad_url_exit_2_with_a_message() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("ftp://x.test/"));
 }
+
+#[test]
+fn a_rule_with_escape_sequences_reaches_the_terminal_without_them() {
+    let dir = std::env::temp_dir().join(format!("wr-robots-esc-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("robots.txt");
+    std::fs::write(
+        &file,
+        "User-agent: *\nDisallow: /a\x1b]0;pwned\x07\x1b[2J\n",
+    )
+    .unwrap();
+    for json in [false, true] {
+        let mut cmd = wr_feeds();
+        cmd.arg("robots").arg(&file).arg("/a%1B]0;pwned%07%1B[2J");
+        if json {
+            cmd.arg("--json");
+        }
+        let out = cmd.output().unwrap();
+        assert_eq!(out.status.code(), Some(1));
+        assert!(
+            !out.stdout.iter().any(|&b| b == 0x1b || b == 0x07),
+            "{}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

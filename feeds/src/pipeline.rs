@@ -528,6 +528,8 @@ impl Pipeline {
     }
 
     fn notice(&mut self, progress: &mut dyn Progress, msg: String) {
+        // Notices quote servers and documents: untrusted text.
+        let msg = crate::extract::clean_message(&msg);
         progress.event(Event::Notice(&msg));
         self.notices.push(msg);
     }
@@ -1297,6 +1299,14 @@ impl Pipeline {
         url: &str,
         progress: &mut dyn Progress,
     ) -> Result<CheckReport, PipelineError> {
+        self.check_unclean(url, progress).map(CheckReport::cleaned)
+    }
+
+    fn check_unclean(
+        &mut self,
+        url: &str,
+        progress: &mut dyn Progress,
+    ) -> Result<CheckReport, PipelineError> {
         // Judged in the form that would be sent (see `resolved`); the
         // report names the URL as the caller wrote it.
         let target = resolved(url);
@@ -1702,7 +1712,7 @@ impl Pipeline {
             },
             Outcome::Status(status) => SourceReport {
                 name: name.clone(),
-                status,
+                status: status.cleaned(),
                 items: Vec::new(),
                 method: None,
                 fetched_url: None,

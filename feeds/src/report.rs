@@ -1,7 +1,7 @@
 //! What a run, a check or a gated fetch reports back, and the progress
 //! callbacks.
 
-use crate::extract::Item;
+use crate::extract::{clean_message, Item};
 use serde::Serialize;
 use std::fmt;
 use std::time::Duration;
@@ -89,6 +89,31 @@ pub enum SourceStatus {
 }
 
 impl SourceStatus {
+    /// The status with every text made safe for a terminal, a file and
+    /// JSON ([`clean_message`]): reasons quote parsers' errors about feed
+    /// bytes, rules come from robots.txt, URLs from Location headers.
+    pub fn cleaned(self) -> SourceStatus {
+        let c = |s: String| clean_message(&s);
+        match self {
+            SourceStatus::DeniedBlocklist { url, domain } => SourceStatus::DeniedBlocklist {
+                url: c(url),
+                domain: c(domain),
+            },
+            SourceStatus::DeniedRobots { url, rule, line } => SourceStatus::DeniedRobots {
+                url: c(url),
+                rule: c(rule),
+                line,
+            },
+            SourceStatus::Deferred { reason, until } => SourceStatus::Deferred {
+                reason: c(reason),
+                until,
+            },
+            SourceStatus::LeftOut { reason } => SourceStatus::LeftOut { reason: c(reason) },
+            SourceStatus::Failed { reason } => SourceStatus::Failed { reason: c(reason) },
+            other @ (SourceStatus::Ok { .. } | SourceStatus::Skipped { .. }) => other,
+        }
+    }
+
     /// Whether this status should make the run's exit status 1 (failed or
     /// deferred). Denials, "left out" and R8 skips are expected outcomes.
     pub fn is_problem(&self) -> bool {
@@ -268,6 +293,51 @@ pub enum CheckReport {
         /// Why.
         reason: String,
     },
+}
+
+impl CheckReport {
+    /// The report with every text made safe for a terminal, a file and
+    /// JSON (see [`SourceStatus::cleaned`]).
+    pub fn cleaned(self) -> CheckReport {
+        let c = |s: String| clean_message(&s);
+        match self {
+            CheckReport::Allowed {
+                url,
+                wait_ms,
+                spacing_ms,
+                rule,
+                line,
+            } => CheckReport::Allowed {
+                url: c(url),
+                wait_ms,
+                spacing_ms,
+                rule: rule.map(c),
+                line,
+            },
+            CheckReport::DeniedBlocklist {
+                url,
+                domain,
+                reason,
+            } => CheckReport::DeniedBlocklist {
+                url: c(url),
+                domain: c(domain),
+                reason: c(reason),
+            },
+            CheckReport::DeniedRobots { url, rule, line } => CheckReport::DeniedRobots {
+                url: c(url),
+                rule: c(rule),
+                line,
+            },
+            CheckReport::Deferred { url, reason } => CheckReport::Deferred {
+                url: c(url),
+                reason: c(reason),
+            },
+            CheckReport::Invalid { url, reason } => CheckReport::Invalid {
+                url: c(url),
+                reason: c(reason),
+            },
+        }
+    }
 }
 
 /// A gated fetch's response.

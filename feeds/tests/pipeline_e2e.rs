@@ -1914,3 +1914,71 @@ fn a_host_that_never_answers_costs_two_timeouts_per_run() {
     // source is deferred without a request.
     assert_eq!(targets.len(), 2, "{lines:?}");
 }
+
+/// Issue #12 (safe output): a reason that quotes bytes a server sent
+/// (a parser's error, a rule of robots.txt) reaches the report with every
+/// control character and escape sequence removed, so neither the
+/// terminal, the JSON nor the Markdown digest receives them.
+#[test]
+fn reasons_quoting_network_bytes_carry_no_control_characters() {
+    let server = TestServer::start(|r| match (r.host.as_str(), r.path()) {
+        ("wal.sh", _) => operator(r),
+        ("rules.test", "/robots.txt") => Reply::new(
+            200,
+            "text/plain",
+            "User-agent: *\nDisallow: /feed\x1b]0;pwned\x07\n",
+        ),
+        (_, "/robots.txt") => Reply::not_found(),
+        ("broken.test", _) => Reply::new(
+            200,
+            "application/rss+xml",
+            "<rss version=\"2.0\"><channel>\x1b]0;pwned\x07\x1b[2J<item attr=\x1b[31m",
+        ),
+        _ => Reply::not_found(),
+    });
+    let dir = state_dir("clean-reasons");
+    let cfg = config(&dir, &server, &["broken.test", "rules.test"]);
+    let mut p = Pipeline::open(cfg).unwrap();
+    let rep = p
+        .run(
+            &[
+                src(
+                    "broken",
+                    "http://broken.test/",
+                    Some("http://broken.test/feed"),
+                ),
+                src(
+                    "rules",
+                    "http://rules.test/",
+                    Some("http://rules.test/feed%1B]0;pwned%07"),
+                ),
+            ],
+            FORCE,
+            &mut NoProgress,
+        )
+        .unwrap();
+    let text = format!("{:?} {:?}", rep.sources, rep.notices);
+    assert!(
+        !matches!(rep.sources[0].status, SourceStatus::Ok { .. }),
+        "{text}"
+    );
+    assert!(
+        matches!(&rep.sources[1].status, SourceStatus::DeniedRobots { rule, .. } if rule.starts_with("Disallow: /feed")),
+        "{text}"
+    );
+    for s in &rep.sources {
+        let json = serde_json::to_string(&s.status).unwrap();
+        assert!(
+            !json.contains("\\u001b") && !json.contains("\\u0007"),
+            "{json}"
+        );
+    }
+    assert!(
+        !text.contains('\u{1b}') && !text.contains('\u{7}'),
+        "{text}"
+    );
+    let check = p
+        .check("http://rules.test/feed%1B]0;pwned%07", &mut NoProgress)
+        .unwrap();
+    assert!(!format!("{check:?}").contains('\u{1b}'), "{check:?}");
+}

@@ -31,7 +31,7 @@ mod title;
 
 pub use feed::{feed, feed_with_stats, FeedExtract};
 pub use markdown::markdown;
-pub use title::{clean_title, MAX_TITLE_CHARS};
+pub use title::{clean_message, clean_title, MAX_MESSAGE_CHARS, MAX_TITLE_CHARS};
 
 /// One extracted entry: where it lives and what it is called.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -41,7 +41,31 @@ const ST8: char = '\u{9c}';
 /// assert_eq!(clean_title("  a \t\n b  "), "a b");
 /// ```
 pub fn clean_title(s: &str) -> String {
-    let mut out = Title::default();
+    clean_text(s, MAX_TITLE_CHARS)
+}
+
+/// Longest message kept by [`clean_message`], in characters.
+pub const MAX_MESSAGE_CHARS: usize = 2_000;
+
+/// [`clean_title`]'s cleaning for any text that came from the network and
+/// is about to reach a terminal, a file or JSON in a message: an error a
+/// parser quoted from a feed, a reason naming a URL a server sent. Cut at
+/// [`MAX_MESSAGE_CHARS`] (a 100 KB URL in a message helps nobody).
+///
+/// ```
+/// use wr_feeds::extract::clean_message;
+/// assert_eq!(clean_message("bad \x1b]0;pwned\x07title"), "bad title");
+/// ```
+pub fn clean_message(s: &str) -> String {
+    clean_text(s, MAX_MESSAGE_CHARS)
+}
+
+/// The cleaning of [`clean_title`], cut at `max_chars` characters.
+fn clean_text(s: &str, max_chars: usize) -> String {
+    let mut out = Title {
+        max: max_chars.max(1),
+        ..Title::default()
+    };
     let mut chars = s.chars().peekable();
     while let Some(c) = chars.next() {
         match c {
@@ -66,7 +90,7 @@ pub fn clean_title(s: &str) -> String {
             '\u{9d}' | '\u{90}' | '\u{98}' | '\u{9e}' | '\u{9f}' => skip_string(&mut chars),
             _ => out.push(c),
         }
-        if out.chars > MAX_TITLE_CHARS {
+        if out.chars > out.max {
             break;
         }
     }
@@ -81,6 +105,8 @@ struct Title {
     chars: usize,
     /// Whitespace seen since the last visible character.
     space: bool,
+    /// Characters kept at most.
+    max: usize,
 }
 
 impl Title {
@@ -102,12 +128,12 @@ impl Title {
         self.chars += 1;
     }
 
-    /// The text, cut to [`MAX_TITLE_CHARS`] with a trailing `…` if longer.
+    /// The text, cut to `max` characters with a trailing `…` if longer.
     fn finish(self) -> String {
-        if self.chars <= MAX_TITLE_CHARS {
+        if self.chars <= self.max {
             return self.text;
         }
-        let mut cut: String = self.text.chars().take(MAX_TITLE_CHARS - 1).collect();
+        let mut cut: String = self.text.chars().take(self.max - 1).collect();
         cut.truncate(cut.trim_end().len());
         cut.push('…');
         cut
