@@ -5,6 +5,9 @@
 //! here are slow and literal, so that a test (or `wr-feeds attest`) can hold
 //! the one against the other: production must never allow what a model
 //! denies (R2c).
+//!
+//! [`faults`] holds the loopback server every crate's fault tests share.
 
+pub mod faults;
 pub mod robots_cases;
 pub mod robots_model;

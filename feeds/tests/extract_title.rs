@@ -135,3 +135,15 @@ fn content_kind_classifies_media_types() {
         assert_eq!(content_kind(header), want, "{header:?}");
     }
 }
+
+#[test]
+fn messages_keep_their_start_and_their_end() {
+    use wr_feeds::extract::{clean_message, MAX_MESSAGE_CHARS};
+    let long = format!("http://a.test/{}: the reason \x1b[2J", "x".repeat(10_000));
+    let m = clean_message(&long);
+    assert_eq!(m.chars().count(), MAX_MESSAGE_CHARS);
+    assert!(m.starts_with("http://a.test/xxx"), "{m}");
+    assert!(m.ends_with("xxx: the reason"), "{m}");
+    assert!(m.contains('…') && !m.contains('\u{1b}'));
+    assert_eq!(clean_message("short \x07 one"), "short one");
+}

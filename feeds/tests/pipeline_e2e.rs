@@ -8,6 +8,7 @@ use common::*;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
+use wr_conformance::faults::{Fault, FaultServer};
 use wr_core::time::Timestamp;
 use wr_feeds::{
     CheckReport, FetchError, ManualClock, Method, NoProgress, Pipeline, RunOptions, Source,
@@ -1777,30 +1778,16 @@ fn redirect_hops_share_one_retry_budget() {
 /// only: no retry, no hold.
 #[test]
 fn requests_that_cannot_be_made_or_read_fail_one_source_without_retries() {
-    use std::io::{Read, Write};
     let server = TestServer::start(|r| match (r.host.as_str(), r.path()) {
         ("wal.sh", _) => operator(r),
         (_, "/robots.txt") => Reply::not_found(),
         (_, _) => Reply::new(200, "text/markdown", "[x](https://x.test/x)"),
     });
-    // A server whose robots.txt is a plain 404 and whose every other answer
-    // has a header line without a colon.
-    let raw = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let raw_port = raw.local_addr().unwrap().port();
-    let raw_hits = Arc::new(AtomicUsize::new(0));
-    let hits = raw_hits.clone();
-    std::thread::spawn(move || {
-        for mut conn in raw.incoming().flatten() {
-            hits.fetch_add(1, Ordering::SeqCst);
-            let mut buf = [0u8; 4096];
-            let n = conn.read(&mut buf).unwrap_or(0);
-            let answer: &[u8] = if buf[..n].starts_with(b"GET /robots.txt ") {
-                b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n"
-            } else {
-                b"HTTP/1.1 200 OK\r\nthis is not a header\r\nContent-Length: 0\r\n\r\n"
-            };
-            let _ = conn.write_all(answer);
-        }
+    // robots.txt is a plain 404; every other answer has a header line
+    // without a colon.
+    let garbled = FaultServer::start(|path| match path {
+        "/robots.txt" => Fault::answer(404, ""),
+        _ => Fault::MalformedHeader,
     });
     let clock = Arc::new(ManualClock::new(Timestamp::from_secs(1_780_000_000)));
     let dir = state_dir("local-errors");
@@ -1809,7 +1796,7 @@ fn requests_that_cannot_be_made_or_read_fail_one_source_without_retries() {
         "garbled.test",
         80,
         "127.0.0.1",
-        raw_port,
+        garbled.port(),
     ));
     cfg.clock = clock.clone();
     let long = format!("http://long.test/{}", "a".repeat(100_000));
@@ -1838,7 +1825,7 @@ fn requests_that_cannot_be_made_or_read_fail_one_source_without_retries() {
         rep.sources[2].status
     );
     // garbled.test: robots.txt and the feed, once each, no retries.
-    assert_eq!(raw_hits.load(Ordering::SeqCst), 2);
+    assert_eq!(garbled.paths(), ["/robots.txt", "/feed"]);
     assert!(server.requests().iter().all(|r| r.target.len() < 1000));
 }
 
@@ -1849,37 +1836,15 @@ fn requests_that_cannot_be_made_or_read_fail_one_source_without_retries() {
 /// its other sources are deferred without a request.
 #[test]
 fn a_host_that_never_answers_costs_two_timeouts_per_run() {
-    use std::io::{Read, Write};
     let server = TestServer::start(|r| match r.host.as_str() {
         "wal.sh" => operator(r),
         _ => Reply::not_found(),
     });
     // robots.txt answers (404); every other request is read and never
     // answered.
-    let raw = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let raw_port = raw.local_addr().unwrap().port();
-    let hits = Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
-    let h = hits.clone();
-    std::thread::spawn(move || {
-        for conn in raw.incoming().flatten() {
-            let h = h.clone();
-            std::thread::spawn(move || {
-                let mut conn = conn;
-                let mut buf = [0u8; 4096];
-                let n = conn.read(&mut buf).unwrap_or(0);
-                let line = String::from_utf8_lossy(&buf[..n])
-                    .lines()
-                    .next()
-                    .unwrap_or_default()
-                    .to_string();
-                h.lock().unwrap().push(line.clone());
-                if line.starts_with("GET /robots.txt ") {
-                    let _ = conn.write_all(b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n");
-                } else {
-                    std::thread::sleep(Duration::from_secs(20));
-                }
-            });
-        }
+    let dead = FaultServer::start(|path| match path {
+        "/robots.txt" => Fault::answer(404, ""),
+        _ => Fault::NeverAnswer(Duration::from_secs(20)),
     });
     let clock = Arc::new(ManualClock::new(Timestamp::from_secs(1_780_000_000)));
     let dir = state_dir("dead-host");
@@ -1888,7 +1853,7 @@ fn a_host_that_never_answers_costs_two_timeouts_per_run() {
         "dead.test",
         80,
         "127.0.0.1",
-        raw_port,
+        dead.port(),
     ));
     cfg.clock = clock.clone();
     cfg.timeouts.answer = Duration::from_millis(500);
@@ -1905,14 +1870,11 @@ fn a_host_that_never_answers_costs_two_timeouts_per_run() {
             s.status
         );
     }
-    let lines = hits.lock().unwrap().clone();
-    let targets: Vec<_> = lines
-        .iter()
-        .filter(|l| !l.contains("/robots.txt"))
-        .collect();
-    // Two attempts in all (the first source's try and retry); the second
-    // source is deferred without a request.
-    assert_eq!(targets.len(), 2, "{lines:?}");
+    // Two attempts in all, whichever sources the scheduler tried them
+    // for; then the host is left alone (before: six, and a cool-down).
+    let paths = dead.paths();
+    assert_eq!(paths.len(), 3, "{paths:?}");
+    assert_eq!(paths[0], "/robots.txt");
 }
 
 /// Issue #12 (safe output): a reason that quotes bytes a server sent
@@ -1981,4 +1943,71 @@ fn reasons_quoting_network_bytes_carry_no_control_characters() {
         .check("http://rules.test/feed%1B]0;pwned%07", &mut NoProgress)
         .unwrap();
     assert!(!format!("{check:?}").contains('\u{1b}'), "{check:?}");
+}
+
+/// Issue #11's fault suite, the rest: a body dripped one octet at a time
+/// is cut off by the whole-request timeout; a reset and a connection closed
+/// in the middle of the headers are transport errors, retried (R5) and
+/// reported with the URL; none of them takes the run down.
+#[test]
+fn drips_resets_and_early_closes_fail_their_source_only() {
+    let server = TestServer::start(|r| match (r.host.as_str(), r.path()) {
+        ("wal.sh", _) => operator(r),
+        (_, "/robots.txt") => Reply::not_found(),
+        (_, _) => Reply::new(200, "text/markdown", "[x](https://x.test/x)"),
+    });
+    let faults = FaultServer::start(|path| match path {
+        "/robots.txt" => Fault::answer(404, ""),
+        "/drip.xml" => Fault::Drip {
+            body: vec![b' '; 64],
+            every: Duration::from_millis(100),
+        },
+        "/reset.xml" => Fault::Reset,
+        _ => Fault::CloseEarly,
+    });
+    let clock = Arc::new(ManualClock::new(Timestamp::from_secs(1_780_000_000)));
+    let dir = state_dir("faults");
+    let mut cfg = config(&dir, &server, &["fine.test"]);
+    for host in ["drip.test", "reset.test", "early.test"] {
+        cfg.connect_to.push(wr_feeds::config::ConnectTo::new(
+            host,
+            80,
+            "127.0.0.1",
+            faults.port(),
+        ));
+    }
+    cfg.clock = clock.clone();
+    cfg.timeouts.request = Duration::from_millis(800);
+    cfg.backoff.max_retries = 1;
+    let sources = [
+        src("drip", "http://drip.test/drip.xml", None),
+        src("reset", "http://reset.test/reset.xml", None),
+        src("early", "http://early.test/early.xml", None),
+        src("fine", "http://fine.test/feed", None),
+    ];
+    let mut p = Pipeline::open(cfg).unwrap();
+    let rep = p.run(&sources, FORCE, &mut NoProgress).unwrap();
+    for (s, host) in rep.sources[..3]
+        .iter()
+        .zip(["drip.test", "reset.test", "early.test"])
+    {
+        match &s.status {
+            SourceStatus::Failed { reason } | SourceStatus::Deferred { reason, .. } => {
+                assert!(reason.contains(host), "{reason}")
+            }
+            other => panic!("{host}: {other:?}"),
+        }
+    }
+    assert_eq!(
+        rep.sources[3].status,
+        SourceStatus::Ok {
+            not_modified: false
+        }
+    );
+    // Each faulty target was tried, and retried at most once (R5 budget 1).
+    let paths = faults.paths();
+    for path in ["/drip.xml", "/reset.xml", "/early.xml"] {
+        let n = paths.iter().filter(|p| p.as_str() == path).count();
+        assert!((1..=2).contains(&n), "{path}: {paths:?}");
+    }
 }

@@ -50,14 +50,26 @@ pub const MAX_MESSAGE_CHARS: usize = 2_000;
 /// [`clean_title`]'s cleaning for any text that came from the network and
 /// is about to reach a terminal, a file or JSON in a message: an error a
 /// parser quoted from a feed, a reason naming a URL a server sent. Cut at
-/// [`MAX_MESSAGE_CHARS`] (a 100 KB URL in a message helps nobody).
+/// [`MAX_MESSAGE_CHARS`] in the middle, so that both the start (usually
+/// the URL) and the end (usually why) survive a 100 KB URL.
 ///
 /// ```
 /// use wr_feeds::extract::clean_message;
 /// assert_eq!(clean_message("bad \x1b]0;pwned\x07title"), "bad title");
 /// ```
 pub fn clean_message(s: &str) -> String {
-    clean_text(s, MAX_MESSAGE_CHARS)
+    let all = clean_text(s, usize::MAX);
+    let n = all.chars().count();
+    if n <= MAX_MESSAGE_CHARS {
+        return all;
+    }
+    let half = MAX_MESSAGE_CHARS / 2;
+    let head: String = all.chars().take(half).collect();
+    let tail: String = all
+        .chars()
+        .skip(n - (MAX_MESSAGE_CHARS - half - 1))
+        .collect();
+    format!("{head}…{tail}")
 }
 
 /// The cleaning of [`clean_title`], cut at `max_chars` characters.
