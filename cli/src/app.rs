@@ -160,7 +160,23 @@ pub fn run_digest(args: &RunArgs, common: &Common) -> ExitCode {
         }
     };
     let format = args.format.or(file.settings.format).unwrap_or_default();
-    let output: Option<PathBuf> = args.output.clone().or(file.settings.output.clone());
+    // `-o -` is standard output, as for every other tool.
+    let output: Option<PathBuf> = args
+        .output
+        .clone()
+        .or(file.settings.output.clone())
+        .filter(|o| o.as_os_str() != "-");
+    // A symlink is written through to its target: replacing the link with
+    // a regular file would leave the file it points at (the notes folder's
+    // real digest, say) stale for ever.
+    let output = match output.map(|o| digest::resolve_output(&o).map_err(|e| (o, e))) {
+        None => None,
+        Some(Ok(o)) => Some(o),
+        Some(Err((o, e))) => {
+            ui.error(&format!("cannot write {}: {e}", o.display()));
+            return ExitCode::from(2);
+        }
+    };
     if let Some(out) = &output {
         let dir = out.parent().filter(|d| !d.as_os_str().is_empty());
         if dir.is_some_and(|d| !d.is_dir()) {
@@ -227,8 +243,10 @@ pub fn run_digest(args: &RunArgs, common: &Common) -> ExitCode {
         .collect();
     for r in &reports {
         // With -v every outcome was printed as it happened.
+        // A failed or deferred source is an error: `-q` (cron) must show
+        // it, or nobody hears of it.
         if r.status.is_problem() && ui.verbose == 0 {
-            ui.warn(&format!(
+            ui.error(&format!(
                 "source `{}` ({}): {}: {}",
                 r.name,
                 r.url,
@@ -256,11 +274,11 @@ pub fn run_digest(args: &RunArgs, common: &Common) -> ExitCode {
         None => {
             use std::io::Write;
             let mut so = std::io::stdout().lock();
-            if so
-                .write_all(text.as_bytes())
-                .and_then(|_| so.flush())
-                .is_err()
-            {
+            if let Err(e) = so.write_all(text.as_bytes()).and_then(|_| so.flush()) {
+                ui.error(&format!(
+                    "cannot write the digest to standard output: {e}; this run's new items \
+                     stay pending and the next digest lists them"
+                ));
                 return ExitCode::from(2);
             }
         }

@@ -272,9 +272,29 @@ pub fn check_writable(path: &Path) -> std::io::Result<()> {
     if path.is_dir() {
         return Err(std::io::Error::other("it is a directory"));
     }
+    if path.exists() && !path.is_file() {
+        // A device, a FIFO or a socket: the atomic rename would replace
+        // it with a regular file.
+        return Err(std::io::Error::other(
+            "it is not a regular file (a device, FIFO or socket); name a file, or `-` for standard output",
+        ));
+    }
     let tmp = temp_path(path)?;
     std::fs::File::create(&tmp)?;
     std::fs::remove_file(&tmp)
+}
+
+/// The file an `--output` names: a symlink's target (followed to the
+/// end), else the path itself. A dangling symlink is refused, naming it.
+pub fn resolve_output(path: &Path) -> std::io::Result<std::path::PathBuf> {
+    match std::fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_symlink() => std::fs::canonicalize(path).map_err(|e| {
+            std::io::Error::other(format!(
+                "it is a symlink whose target cannot be reached ({e})"
+            ))
+        }),
+        _ => Ok(path.to_path_buf()),
+    }
 }
 
 /// Writes `contents` to `path` atomically: a temporary file in the same

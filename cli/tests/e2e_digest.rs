@@ -668,3 +668,74 @@ feed = "http://cut-disallow.test/news.xml"
         }
     }
 }
+
+/// Issue #12, where the digest goes: `-o -` is standard output (it wrote
+/// a file named `-`); `-o LINK` writes through a symlink to its target (the
+/// link became a regular file and the target went stale); a device node is
+/// refused instead of being replaced by a file; a failed standard output
+/// says so.
+#[cfg(target_os = "linux")]
+#[test]
+fn outputs_go_where_they_are_named() {
+    let s = Sites::start();
+    let tmp = TempDir::new("outputs");
+    let state = tmp.path().join("state");
+    let src = tmp.write("sources.toml", SOURCES);
+    let src = src.to_str().unwrap();
+    let dash = wr_command(&state, &s.hosts(), &[src, "--force", "-o", "-"])
+        .current_dir(tmp.path())
+        .output()
+        .unwrap();
+    assert!(stdout(&dash).contains("## Blog"), "{}", stderr(&dash));
+    assert!(
+        !tmp.path().join("-").exists(),
+        "a file named `-` was written"
+    );
+
+    let target = tmp.write("real-digest.md", "old\n");
+    let link = tmp.path().join("digest.md");
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    let o = wr(
+        &state,
+        &s.hosts(),
+        &[src, "--force", "-o", link.to_str().unwrap()],
+    );
+    assert_ne!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(std::fs::symlink_metadata(&link)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    let written = std::fs::read_to_string(&target).unwrap();
+    assert!(written.contains("## Blog"), "{written}");
+
+    let o = wr(&state, &s.hosts(), &[src, "-o", "/dev/null"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("not a regular file"), "{}", stderr(&o));
+
+    let o = wr_to_full(&state, &s.hosts(), &[src, "--force"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("cannot write the digest to standard output"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+/// Issue #12: `-q` (the cron line) hid failed and deferred sources, so
+/// cron never mailed. They are errors, shown under `-q`.
+#[test]
+fn quiet_still_reports_a_failed_source() {
+    let s = Sites::start();
+    let tmp = TempDir::new("quiet-failure");
+    let src = tmp.write(
+        "sources.toml",
+        "[[source]]\nname = \"Gone\"\nurl = \"http://blog.test/gone\"\nfeed = \"http://blog.test/gone.xml\"\n",
+    );
+    let o = wr(
+        &tmp.path().join("state"),
+        &s.hosts(),
+        &["-q", src.to_str().unwrap()],
+    );
+    let err = stderr(&o);
+    assert!(err.contains("error: source `Gone`"), "{err}");
+}
