@@ -79,6 +79,14 @@ fn open(cfg: Config, ui: &Ui) -> Option<Pipeline> {
     }
 }
 
+fn domains(n: usize) -> String {
+    if n == 1 {
+        "1 domain".to_string()
+    } else {
+        format!("{n} domains")
+    }
+}
+
 fn report_blocklist(ui: &Ui, state: &BlocklistState) {
     match state {
         // Not quiet: the pipeline's own notice has said it already.
@@ -87,14 +95,15 @@ fn report_blocklist(ui: &Ui, state: &BlocklistState) {
              no out-of-band opt-out is known yet (R3b fail-open)"
         )),
         BlocklistState::Retained { entries, reason } => ui.warn(&format!(
-            "the operator blocklist refresh failed ({reason}); the last adopted list ({entries} domains) stays in force"
+            "the operator blocklist refresh failed ({reason}); the last adopted list ({}) stays in force",
+            domains(*entries)
         )),
         BlocklistState::Unavailable { reason } if ui.quiet => ui.error(&format!(
             "the operator blocklist could not be obtained and no usable copy exists ({reason}): \
              targets were deferred, not fetched without it (R3)"
         )),
         BlocklistState::Fresh { entries } | BlocklistState::Cached { entries } => {
-            ui.detail(1, &format!("operator blocklist: {entries} domains"))
+            ui.detail(1, &format!("operator blocklist: {}", domains(*entries)))
         }
         BlocklistState::Unavailable { .. } => {}
         BlocklistState::Fallback { .. } | BlocklistState::Unknown => {}

@@ -229,3 +229,20 @@ fn hostile_markdown_does_not_panic() {
     let _ = markdown("+++\n+++", BASE);
     let _ = markdown("\u{0}\u{1b}[[[]]](()", BASE);
 }
+
+#[test]
+fn a_backslash_in_a_destination_is_kept_as_commonmark_renderers_keep_it() {
+    // Issue #12: `a\b` became `a/b` (the WHATWG reading of a backslash),
+    // sending the reader to another page and merging it with a real `a/b`.
+    let items = markdown(
+        "[x](https://example.test/a\\b) and [y](https://example.test/a/b)",
+        BASE,
+    );
+    assert_eq!(
+        pairs(&items),
+        [
+            ("x", "https://example.test/a%5Cb"),
+            ("y", "https://example.test/a/b")
+        ]
+    );
+}

@@ -68,9 +68,13 @@ pub fn markdown(body: &str, _base_url: &str) -> Vec<Item> {
                 if image_depth > 0 || link.is_some() {
                     ignored_links += 1;
                 } else {
+                    // CommonMark renderers percent-encode a backslash in
+                    // a destination (`a\b` links to `a%5Cb`); the WHATWG
+                    // parser would read it as `/` and send the reader to
+                    // another page (issue #12).
                     let url = match link_type {
                         LinkType::Email => None,
-                        _ => http_url(&dest_url),
+                        _ => http_url(&dest_url.replace('\\', "%5C")),
                     };
                     link = Some((url, String::new()));
                 }
