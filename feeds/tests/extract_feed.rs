@@ -398,3 +398,32 @@ fn truncated_and_corrupted_feeds_never_panic() {
         let _ = feed(&flipped, "https://t.test/feed");
     }
 }
+
+#[test]
+fn a_date_with_no_rfc_3339_form_is_null() {
+    // Issue #12: year 99999 came out as "+99999-01-01T00:00:00Z", which the
+    // digest's schema (RFC 3339 or null) does not allow.
+    let rss = r#"<?xml version="1.0"?><rss version="2.0"><channel><title>t</title><link>https://a.example/</link>
+<item><title>far</title><link>https://a.example/far</link><pubDate>Fri, 01 Jan 99999 00:00:00 GMT</pubDate></item>
+<item><title>near</title><link>https://a.example/near</link><pubDate>Fri, 01 May 2026 10:00:00 GMT</pubDate></item>
+</channel></rss>"#;
+    let json = r#"{"version":"https://jsonfeed.org/version/1.1","title":"t","items":[
+{"id":"1","url":"https://a.example/far","title":"far","date_published":"99999-01-01T00:00:00Z"},
+{"id":"2","url":"https://a.example/near","title":"near","date_published":"2026-05-01T10:00:00Z"}]}"#;
+    for doc in [rss, json] {
+        let items = extract(doc, "https://a.example/feed");
+        for i in &items {
+            let p = i.published.as_deref();
+            assert!(
+                p.is_none_or(|d| d.len() == 20 && d.as_bytes()[..4].iter().all(u8::is_ascii_digit)),
+                "{items:?}"
+            );
+        }
+        assert!(
+            items
+                .iter()
+                .any(|i| i.published.as_deref() == Some("2026-05-01T10:00:00Z")),
+            "{items:?}"
+        );
+    }
+}

@@ -88,10 +88,14 @@ pub fn feed_with_stats(body: &[u8], final_url: &str) -> Result<FeedExtract, Extr
             .as_ref()
             .map(|t| t.content.as_str())
             .unwrap_or_default();
+        // RFC 3339 has four-digit years: a date outside 0000-9999 (a feed
+        // claiming year 99999) has no RFC 3339 form, so it is `null`
+        // rather than "+99999-..." (issue #12).
         let published = entry
             .published
             .or(entry.updated)
-            .map(|t| t.format("%Y-%m-%dT%H:%M:%SZ").to_string());
+            .map(|t| t.format("%Y-%m-%dT%H:%M:%SZ").to_string())
+            .filter(|s| s.len() == 20 && s.as_bytes()[..4].iter().all(u8::is_ascii_digit));
         out.push(&url, title, published);
     }
     Ok(FeedExtract {
