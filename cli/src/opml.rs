@@ -36,6 +36,22 @@ fn attrs(reader: &Reader<&[u8]>, e: &BytesStart<'_>) -> Result<HashMap<String, S
     Ok(out)
 }
 
+/// The http(s) URL a `feed:` URL stands for: `feed://host/x` is
+/// `http://host/x`, `feed:https://host/x` is `https://host/x` (the
+/// convention feed readers register; issue #12: such outlines were
+/// dropped as "unsupported scheme").
+fn unfeed(raw: &str) -> String {
+    let t = raw.trim();
+    let lower = t.to_ascii_lowercase();
+    if lower.starts_with("feed:http://") || lower.starts_with("feed:https://") {
+        t[5..].to_string()
+    } else if lower.starts_with("feed://") {
+        format!("http://{}", &t[7..])
+    } else {
+        t.to_string()
+    }
+}
+
 fn clean(s: &str) -> String {
     s.split(|c: char| c.is_whitespace() || c.is_control())
         .filter(|w| !w.is_empty())
@@ -120,7 +136,7 @@ pub fn import(text: &str) -> Result<Import, String> {
         if !empty {
             stack.push(None);
         }
-        let feed = match check_url(xml_url) {
+        let feed = match check_url(&unfeed(xml_url)) {
             Ok(u) => u,
             Err(m) => {
                 out.warnings
@@ -217,6 +233,29 @@ mod tests {
 line	title" xmlUrl="https://d.example/rss"></outline>
   </body>
 </opml>"#;
+
+    #[test]
+    fn feed_scheme_urls_are_imported_as_http() {
+        let imp = import(
+            r#"<opml version="2.0"><body>
+<outline text="A" xmlUrl="feed://a.example/rss"/>
+<outline text="B" xmlUrl="feed:https://b.example/atom"/>
+<outline text="C" xmlUrl="FEED://c.example/x"/>
+</body></opml>"#,
+        )
+        .unwrap();
+        let feeds: Vec<_> = imp.sources.iter().map(|s| s.feed.as_deref()).collect();
+        assert_eq!(
+            feeds,
+            [
+                Some("http://a.example/rss"),
+                Some("https://b.example/atom"),
+                Some("http://c.example/x")
+            ],
+            "{:?}",
+            imp.warnings
+        );
+    }
 
     #[test]
     fn nested_outlines_become_sources() {
