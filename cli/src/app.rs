@@ -94,10 +94,9 @@ fn report_blocklist(ui: &Ui, state: &BlocklistState) {
             "the operator blocklist could not be fetched and none was ever adopted ({reason}): \
              no out-of-band opt-out is known yet (R3b fail-open)"
         )),
-        BlocklistState::Retained { entries, reason } => ui.warn(&format!(
-            "the operator blocklist refresh failed ({reason}); the last adopted list ({}) stays in force",
-            domains(*entries)
-        )),
+        // The pipeline's notice has said it (a warning, hidden by -q):
+        // saying it here too printed it twice (issue #12).
+        BlocklistState::Retained { .. } => {}
         BlocklistState::Unavailable { reason } if ui.quiet => ui.error(&format!(
             "the operator blocklist could not be obtained and no usable copy exists ({reason}): \
              targets were deferred, not fetched without it (R3)"

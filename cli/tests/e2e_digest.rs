@@ -739,3 +739,33 @@ fn quiet_still_reports_a_failed_source() {
     let err = stderr(&o);
     assert!(err.contains("error: source `Gone`"), "{err}");
 }
+
+/// Issue #12: a failed blocklist refresh with a list kept in force was
+/// reported twice on stderr (the pipeline's notice and the CLI's summary).
+#[test]
+fn a_kept_blocklist_is_reported_once() {
+    let s = Sites::start();
+    let quick = String::from_utf8(data("operator/blocklist.json"))
+        .unwrap()
+        .replace("\"PT6H\"", "\"PT1S\"");
+    assert!(quick.contains("PT1S"), "the fixture's refresh changed");
+    s.op.wal.route(
+        "/.well-known/walsh-research/blocklist.json",
+        Route::ok("application/json", quick),
+    );
+    let tmp = TempDir::new("kept-once");
+    let state = tmp.path().join("state");
+    let src = tmp.write("sources.toml", SOURCES);
+    let src = src.to_str().unwrap();
+    let o = wr(&state, &s.hosts(), &[src]);
+    assert_ne!(o.status.code(), Some(2), "{}", stderr(&o));
+    s.op.wal.route(
+        "/.well-known/walsh-research/blocklist.json",
+        Route::status(500),
+    );
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    let o = wr(&state, &s.hosts(), &[src, "--force"]);
+    let err = stderr(&o);
+    assert_eq!(err.matches("blocklist refresh failed").count(), 1, "{err}");
+    assert!(err.contains("(1 entry, R3b)"), "{err}");
+}

@@ -780,7 +780,8 @@ impl Pipeline {
                 self.notice(
                     progress,
                     format!(
-                        "blocklist refresh failed ({reason}); keeping the last adopted list ({entries} entries, R3b)"
+                        "blocklist refresh failed ({reason}); keeping the last adopted list ({entries} {}, R3b)",
+                        if entries == 1 { "entry" } else { "entries" }
                     ),
                 );
             }
