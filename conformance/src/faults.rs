@@ -101,18 +101,27 @@ impl FaultServer {
 fn serve(mut conn: TcpStream, route: &dyn Fn(&str) -> Fault, log: &Mutex<Vec<String>>) {
     let mut buf = Vec::new();
     let mut chunk = [0u8; 4096];
-    // Up to the end of the request head (no request here has a body).
-    while !buf.windows(4).any(|w| w == b"\r\n\r\n") && buf.len() < 1 << 20 {
+    // Up to the end of the request head (no request here has a body). A
+    // TLS ClientHello (record type 0x16) has no head to wait for: it is
+    // routed as the path `<tls>`, so a test can answer it in plain text.
+    while !buf.windows(4).any(|w| w == b"\r\n\r\n")
+        && buf.len() < 1 << 20
+        && buf.first() != Some(&0x16)
+    {
         match conn.read(&mut chunk) {
             Ok(0) | Err(_) => break,
             Ok(n) => buf.extend_from_slice(&chunk[..n]),
         }
     }
-    let line = String::from_utf8_lossy(&buf)
-        .lines()
-        .next()
-        .unwrap_or_default()
-        .to_string();
+    let line = if buf.first() == Some(&0x16) {
+        "TLS <tls>".to_string()
+    } else {
+        String::from_utf8_lossy(&buf)
+            .lines()
+            .next()
+            .unwrap_or_default()
+            .to_string()
+    };
     if let Ok(mut l) = log.lock() {
         l.push(line.clone());
     }

@@ -410,6 +410,15 @@ fn is_deterministic(e: &ureq::Error) -> bool {
 }
 
 fn describe(e: &ureq::Error) -> String {
+    // rustls's words for an answer that is not TLS at all, most often a
+    // plain-HTTP server on the port an https URL names; they arrive as an
+    // I/O error or a TLS one.
+    let text = e.to_string();
+    if text.contains("InvalidContentType") {
+        return format!(
+            "TLS handshake failed: the server did not answer in TLS (is it plain HTTP on this port?) ({text})"
+        );
+    }
     match e {
         ureq::Error::Timeout(t) => match t {
             ureq::Timeout::Connect => "timed out connecting".to_string(),

@@ -2011,3 +2011,34 @@ fn drips_resets_and_early_closes_fail_their_source_only() {
         assert!((1..=2).contains(&n), "{path}: {paths:?}");
     }
 }
+
+/// Issue #12: an https URL answered in plain HTTP said "received corrupt
+/// message of type InvalidContentType"; it now says what went wrong.
+#[test]
+fn https_to_a_plain_http_port_says_so() {
+    let server = TestServer::start(|r| match r.host.as_str() {
+        "wal.sh" => operator(r),
+        _ => Reply::not_found(),
+    });
+    // Answers a TLS ClientHello with a plain-text HTTP error.
+    let plain = FaultServer::start(|_| Fault::answer(400, "plain http here"));
+    let dir = state_dir("not-tls");
+    let mut cfg = config(&dir, &server, &[]);
+    cfg.connect_to.push(wr_feeds::config::ConnectTo::new(
+        "plain.test",
+        443,
+        "127.0.0.1",
+        plain.port(),
+    ));
+    cfg.backoff.max_retries = 0;
+    let mut p = Pipeline::open(cfg).unwrap();
+    let rep = p
+        .run(
+            &[src("plain", "https://plain.test/feed", None)],
+            FORCE,
+            &mut NoProgress,
+        )
+        .unwrap();
+    let text = format!("{:?}", rep.sources[0].status);
+    assert!(text.contains("did not answer in TLS"), "{text}");
+}
