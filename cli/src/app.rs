@@ -129,6 +129,15 @@ fn to_report(src: &sources::Source, r: &wr_feeds::SourceReport) -> SourceReport 
         SourceStatus::LeftOut { reason } => (Status::LeftOut, Some(reason.clone())),
         SourceStatus::Failed { reason } => (Status::Failed, Some(reason.clone())),
     };
+    // `max_items`: the rest are left out on purpose, and the digest says
+    // how many (they count as reported: the user asked not to see them).
+    let shown = src.max_items.unwrap_or(usize::MAX);
+    let left = r.items.len().saturating_sub(shown);
+    let reason = match (reason, left) {
+        (reason, 0) => reason,
+        (None, n) => Some(format!("{n} more not listed (max_items = {shown})")),
+        (Some(r), n) => Some(format!("{r}; {n} more not listed (max_items = {shown})")),
+    };
     SourceReport {
         name: src.name.clone(),
         url: src.url.clone(),
@@ -139,6 +148,7 @@ fn to_report(src: &sources::Source, r: &wr_feeds::SourceReport) -> SourceReport 
         items: r
             .items
             .iter()
+            .take(shown)
             .map(|i| DigestItem {
                 title: i.title.clone(),
                 url: i.url.clone(),
@@ -219,8 +229,9 @@ pub fn run_digest(args: &RunArgs, common: &Common) -> ExitCode {
     let Some(mut pipeline) = open(cfg, &ui) else {
         return ExitCode::from(2);
     };
-    let srcs: Vec<wr_feeds::Source> = file
-        .sources
+    // `enabled = false`: kept in the file, not run, not listed.
+    let active: Vec<&sources::Source> = file.sources.iter().filter(|s| s.enabled).collect();
+    let srcs: Vec<wr_feeds::Source> = active
         .iter()
         .map(|s| wr_feeds::Source {
             name: s.name.clone(),
@@ -243,9 +254,9 @@ pub fn run_digest(args: &RunArgs, common: &Common) -> ExitCode {
         }
     };
     report_blocklist(&ui, &report.blocklist);
-    let reports: Vec<SourceReport> = file
-        .sources
+    let reports: Vec<SourceReport> = active
         .iter()
+        .copied()
         .zip(&report.sources)
         .map(|(s, r)| to_report(s, r))
         .collect();

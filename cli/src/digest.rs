@@ -129,6 +129,9 @@ impl Digest {
                     s.status.as_str().replace('_', " "),
                     escape_inline(reason)
                 ));
+            } else if let Some(more) = s.reason.as_deref().filter(|r| r.contains("max_items")) {
+                // Items cut by the source's max_items: say how many.
+                out.push_str(&format!("*{}*\n\n", escape_inline(more)));
             }
             if s.items.is_empty() {
                 if s.status == Status::Ok {

@@ -200,6 +200,8 @@ pub fn import(text: &str) -> Result<Import, String> {
             url,
             feed: Some(feed),
             tags,
+            enabled: true,
+            max_items: None,
         });
     }
     if !saw_opml {

@@ -36,6 +36,11 @@ pub struct Source {
     pub feed: Option<String>,
     /// Free-form labels, carried into the JSON digest.
     pub tags: Vec<String>,
+    /// `enabled = false` keeps a source in the file without running it.
+    pub enabled: bool,
+    /// At most this many items of the source in a digest (the first ones
+    /// in the feed's order, normally the newest).
+    pub max_items: Option<usize>,
 }
 
 impl Source {
@@ -153,6 +158,8 @@ struct RawSource {
     url: Spanned<String>,
     feed: Option<Spanned<String>>,
     tags: Option<Vec<Spanned<String>>>,
+    enabled: Option<bool>,
+    max_items: Option<Spanned<i64>>,
 }
 
 /// Line and column (1-based, column in characters) of byte `offset`.
@@ -368,11 +375,25 @@ pub fn parse(path: &Path, text: &str) -> Result<SourcesFile, LoadError> {
                 tags.push(v.to_string());
             }
         }
+        let max_items = match &s.max_items {
+            None => None,
+            Some(m) => match usize::try_from(*m.get_ref()) {
+                Ok(n) if n >= 1 => Some(n),
+                _ => {
+                    return Err(cx.err(
+                        Some(m.span()),
+                        "max_items must be a whole number of 1 or more",
+                    ))
+                }
+            },
+        };
         let src = Source {
             name: name.clone(),
             url,
             feed,
             tags,
+            enabled: s.enabled.unwrap_or(true),
+            max_items,
         };
         let id_span = s.feed.as_ref().map_or(s.url.span(), |f| f.span());
         let key = canonical(src.identity());
@@ -413,6 +434,12 @@ pub fn to_toml(sources: &[Source], header: &str) -> String {
         out.push_str(&format!("url = {}\n", toml_string(&s.url)));
         if let Some(f) = &s.feed {
             out.push_str(&format!("feed = {}\n", toml_string(f)));
+        }
+        if !s.enabled {
+            out.push_str("enabled = false\n");
+        }
+        if let Some(n) = s.max_items {
+            out.push_str(&format!("max_items = {n}\n"));
         }
         if !s.tags.is_empty() {
             let tags: Vec<String> = s.tags.iter().map(|t| toml_string(t)).collect();
@@ -576,12 +603,16 @@ url = "http://b.example/blog"
                 url: "https://a.example/path?q=\"x\"".into(),
                 feed: Some("https://a.example/feed.xml".into()),
                 tags: vec!["a\"b".into(), "c d".into()],
+                enabled: false,
+                max_items: Some(3),
             },
             Source {
                 name: "[[source]]\tname".replace('\t', " "),
                 url: "https://b.example/".into(),
                 feed: None,
                 tags: vec![],
+                enabled: true,
+                max_items: None,
             },
         ];
         let text = to_toml(&sources, "header\nline two");

@@ -769,3 +769,53 @@ fn a_kept_blocklist_is_reported_once() {
     assert_eq!(err.matches("blocklist refresh failed").count(), 1, "{err}");
     assert!(err.contains("(1 entry, R3b)"), "{err}");
 }
+
+/// Issue #12: `enabled = false` keeps a source in the file without running
+/// it; `max_items` caps a source's items in a digest and says how many
+/// more there were.
+#[test]
+fn disabled_sources_are_not_run_and_max_items_caps_the_list() {
+    let s = Sites::start();
+    let tmp = TempDir::new("enabled-max");
+    let src = tmp.write(
+        "sources.toml",
+        r#"
+[[source]]
+name = "Blog"
+url = "http://blog.test/"
+feed = "http://blog.test/rss.xml"
+max_items = 1
+
+[[source]]
+name = "Daring Fireball"
+url = "http://df.test/"
+feed = "http://df.test/feeds/json"
+enabled = false
+"#,
+    );
+    let o = wr(
+        &tmp.path().join("state"),
+        &s.hosts(),
+        &[src.to_str().unwrap()],
+    );
+    let md = stdout(&o);
+    assert_eq!(o.status.code(), Some(0), "{md}\n{}", stderr(&o));
+    assert!(!md.contains("Daring Fireball"), "{md}");
+    assert!(s.df.requests().is_empty(), "a disabled source was fetched");
+    assert_eq!(link_lines(&md, "Blog").len(), 1, "{md}");
+    assert!(
+        md.contains("*1 more not listed \\(max\\_items = 1\\)*"),
+        "{md}"
+    );
+    let bad = tmp.write(
+        "bad.toml",
+        "[[source]]\nname = \"A\"\nurl = \"http://blog.test/\"\nmax_items = 0\n",
+    );
+    let o = wr(
+        &tmp.path().join("state"),
+        &s.hosts(),
+        &[bad.to_str().unwrap()],
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("bad.toml:4:13"), "{}", stderr(&o));
+}
