@@ -92,6 +92,8 @@ fn parse(c: &mut Criterion) {
     let (bodies, real) = corpus_or_builtin();
     let (all, big) = if real {
         ("parse/corpus", "parse/largest10")
+    } else if bodies.len() > wr_benches::builtin().len() {
+        ("parse/slice", "parse/slice-largest10")
     } else {
         ("parse/builtin", "parse/builtin-largest")
     };

@@ -79,8 +79,7 @@ pub fn corpus() -> Option<Vec<Body>> {
         Err(e) => {
             eprintln!(
                 "wr-benches: SKIPPING the real-world corpus: cannot read {} ({e}); \
-                 using the small built-in inputs instead (figures are NOT comparable \
-                 with docs/performance.md)",
+                 figures are NOT comparable with the corpus' rows of docs/performance.md",
                 dir.display()
             );
             return None;
@@ -96,7 +95,7 @@ pub fn corpus() -> Option<Vec<Body>> {
         .collect();
     if bodies.is_empty() {
         eprintln!(
-            "wr-benches: SKIPPING the real-world corpus: {} is empty; using built-in inputs",
+            "wr-benches: SKIPPING the real-world corpus: {} is empty",
             dir.display()
         );
         return None;
@@ -105,11 +104,41 @@ pub fn corpus() -> Option<Vec<Body>> {
     Some(bodies)
 }
 
-/// The corpus, or the built-in inputs when it is absent.
+/// The in-repo slice of the corpus (`benches/data/robots-slice/`, 400
+/// real files chosen to keep the corpus' size distribution; see its
+/// README), sorted by file name.
+pub fn slice() -> Option<Vec<Body>> {
+    let dir = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/data/robots-slice"));
+    let mut bodies: Vec<Body> = std::fs::read_dir(&dir)
+        .ok()?
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name() != "README.md")
+        .filter_map(|e| {
+            let bytes = std::fs::read(e.path()).ok()?;
+            Some(Body::new(e.file_name().to_string_lossy(), bytes))
+        })
+        .collect();
+    bodies.sort_by(|a, b| a.name.cmp(&b.name));
+    (!bodies.is_empty()).then_some(bodies)
+}
+
+/// The corpus; else the in-repo slice (saying so); else the built-in
+/// inputs. The flag is `true` for the full corpus only.
 pub fn corpus_or_builtin() -> (Vec<Body>, bool) {
     match corpus() {
         Some(c) => (c, true),
-        None => (builtin(), false),
+        None => match slice() {
+            Some(s) => {
+                eprintln!(
+                    "wr-benches: using the in-repo slice instead ({} real files, \
+                     benches/data/robots-slice; figures compare with the slice's rows \
+                     of docs/performance.md, not the corpus')",
+                    s.len()
+                );
+                (s, false)
+            }
+            None => (builtin(), false),
+        },
     }
 }
 
