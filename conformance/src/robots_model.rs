@@ -5,8 +5,8 @@
 //! # Why a second implementation
 //!
 //! `wr-core` reads robots.txt quickly: it streams the body once, keeps
-//! only what one token needs, sorts rules, uses a linear-time matcher and
-//! evaluates two readings of percent-encoding. Each of those shortcuts is a
+//! only what one token needs, groups the lines two ways at once, uses a
+//! linear-time matcher and evaluates three readings in one pass. Each of those shortcuts is a
 //! place where it can drift from the contract. This module is the opposite:
 //! it follows the spec's sentences in their order, one function per
 //! paragraph, with no shortcut that needs an argument to be trusted. Tests
