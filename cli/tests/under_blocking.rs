@@ -5,42 +5,24 @@
 mod common;
 use common::*;
 
-/// `(host, robots.txt, denied path)`: each row on a host of its own.
-const ROWS: &[(&str, &str, &str)] = &[
-    (
-        "freecharts.test",
-        "User-agent: *\nDisallow: /freecharts/\nAllow: /freecharts/index.html\n",
-        "/freecharts/",
-    ),
-    (
-        "trackback.test",
-        "User-agent: *\nAllow: /wp-content/uploads/\nDisallow: */trackback/\n",
-        "/wp-content/uploads/x/trackback/",
-    ),
-    (
-        "crawldelay.test",
-        "User-agent: Walsh-Research\nCrawl-delay: 1\nUser-agent: OtherBot\nAllow: /private/x\n\nUser-agent: Walsh-Research\nDisallow: /private\n",
-        "/private/x",
-    ),
-    (
-        "extended.test",
-        "User-agent: Walsh-Research2\nAllow: /private\n\nUser-agent: Walsh-Research\nDisallow: /private\n",
-        "/private",
-    ),
-    (
-        "allowads.test",
-        "User-agent: *\nDisallow: /\nAllow-ads: /\n",
-        "/page",
-    ),
-];
+/// `(host, robots.txt, denied path)`: each row of the table
+/// (`wr_conformance`'s built-in cases) on a host of its own.
+fn rows() -> Vec<(String, &'static str, &'static str)> {
+    let rows: Vec<_> = wr_conformance::robots_cases::under_blocking_table()
+        .enumerate()
+        .map(|(i, c)| (format!("row{i}.test"), c.body, c.path))
+        .collect();
+    assert_eq!(rows.len(), 5, "the table has five rows");
+    rows
+}
 
 fn start() -> (Operator, Vec<Host>) {
     let op = Operator::start(CANARY_ROBOTS);
-    let hosts = ROWS
-        .iter()
+    let hosts = rows()
+        .into_iter()
         .map(|(name, robots, path)| {
-            let h = Host::start(name);
-            h.route("/robots.txt", Route::ok("text/plain", *robots))
+            let h = Host::start(&name);
+            h.route("/robots.txt", Route::ok("text/plain", robots))
                 .route(
                     path,
                     Route::ok("application/rss+xml", data("feeds/rss_2.0_bbc.xml")),
@@ -58,7 +40,7 @@ fn all<'a>(op: &'a Operator, hosts: &'a [Host]) -> Vec<&'a Host> {
 }
 
 fn assert_never_fetched(hosts: &[Host]) {
-    for (h, (_, _, path)) in hosts.iter().zip(ROWS) {
+    for (h, (_, _, path)) in hosts.iter().zip(rows()) {
         let hits = h.requests_to(path);
         assert!(hits.is_empty(), "{}{path} was fetched: {hits:?}", h.name);
     }
@@ -68,8 +50,8 @@ fn assert_never_fetched(hosts: &[Host]) {
 fn check_denies_every_row() {
     let (op, hosts) = start();
     let tmp = TempDir::new("under-blocking-check");
-    let urls: Vec<String> = ROWS
-        .iter()
+    let urls: Vec<String> = rows()
+        .into_iter()
         .map(|(name, _, path)| format!("http://{name}{path}"))
         .collect();
     let mut args = vec!["check"];
@@ -78,7 +60,7 @@ fn check_denies_every_row() {
     let out = stdout(&o);
     assert_eq!(o.status.code(), Some(1), "{out}\n{}", stderr(&o));
     let lines: Vec<&str> = out.lines().collect();
-    assert_eq!(lines.len(), ROWS.len(), "{out}");
+    assert_eq!(lines.len(), urls.len(), "{out}");
     for (line, url) in lines.iter().zip(&urls) {
         assert!(line.starts_with(&format!("denied    {url}  (R2")), "{out}");
     }
@@ -90,7 +72,7 @@ fn a_digest_run_never_fetches_a_denied_row() {
     let (op, hosts) = start();
     let tmp = TempDir::new("under-blocking-digest");
     let mut sources = String::new();
-    for (i, (name, _, path)) in ROWS.iter().enumerate() {
+    for (i, (name, _, path)) in rows().into_iter().enumerate() {
         sources.push_str(&format!(
             "[[source]]\nname = \"Row {i}\"\nurl = \"http://{name}{path}\"\n\n"
         ));
@@ -106,8 +88,8 @@ fn a_digest_run_never_fetches_a_denied_row() {
         serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}\n{}", stderr(&o)));
     let text = digest.to_string();
     let reported = digest["sources"].as_array().expect("sources");
-    assert_eq!(reported.len(), ROWS.len(), "{text}");
-    for (s, (name, _, path)) in reported.iter().zip(ROWS) {
+    assert_eq!(reported.len(), rows().len(), "{text}");
+    for (s, (name, _, path)) in reported.iter().zip(rows()) {
         assert_eq!(s["status"], "denied", "{text}");
         let reason = s["reason"].as_str().unwrap_or_default();
         assert!(
@@ -122,7 +104,7 @@ fn a_digest_run_never_fetches_a_denied_row() {
 #[test]
 fn the_robots_debugger_denies_every_row_and_names_the_rule() {
     let tmp = TempDir::new("under-blocking-robots");
-    for (i, (name, robots, path)) in ROWS.iter().enumerate() {
+    for (i, (name, robots, path)) in rows().into_iter().enumerate() {
         let file = tmp.write(&format!("robots-{i}.txt"), robots);
         let o = std::process::Command::new(env!("CARGO_BIN_EXE_wr-feeds"))
             .arg("robots")

@@ -401,6 +401,12 @@ pub const CASES: &[Case] = &[
     },
 ];
 
+/// The rows of issue #10's under-blocking table, in the table's order:
+/// paths every earlier wr-core allowed and the spec's algorithm denies.
+pub fn under_blocking_table() -> impl Iterator<Item = &'static Case> {
+    CASES.iter().filter(|c| c.name.starts_with("table: "))
+}
+
 /// For generated request targets (the differential tests): writes the
 /// octet at `at` (modulo the length) the other way: an escape `%XX` of an ASCII
 /// octet decoded, a raw URL octet escaped (lower-case hex when `lower`).

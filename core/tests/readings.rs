@@ -3,52 +3,34 @@
 //! reading that decides it, in both models (`docs/conformance.md`, "the
 //! strictest reading wins").
 
+use wr_conformance::robots_cases::{under_blocking_table, Case, TOKEN};
 use wr_core::robots::{Policy, Reading, RuleKind};
 
-/// `(name, robots.txt, path, deciding line, reading that denies)`.
-const ROWS: &[(&str, &str, &str, u32, Reading)] = &[
-    (
-        "no implied /dir/$ Allow (9.1.4)",
-        "User-agent: *\nDisallow: /freecharts/\nAllow: /freecharts/index.html\n",
-        "/freecharts/",
-        2,
-        Reading::Spec,
-    ),
-    (
-        "an expanded * counts what it consumed (9.1.4)",
-        "User-agent: *\nAllow: /wp-content/uploads/\nDisallow: */trackback/\n",
-        "/wp-content/uploads/x/trackback/",
-        3,
-        Reading::Spec,
-    ),
-    (
-        "Crawl-delay is a rule line (9.1.2)",
-        "User-agent: Walsh-Research\nCrawl-delay: 5\nUser-agent: OtherBot\nAllow: /private/x\n\nUser-agent: Walsh-Research\nDisallow: /private\n",
-        "/private/x",
-        7,
-        Reading::Spec,
-    ),
-    (
-        "Walsh-Research2 is not our token nor a prefix of it (9.1.3)",
-        "User-agent: Walsh-Research2\nAllow: /private\n\nUser-agent: Walsh-Research\nDisallow: /private\n",
-        "/private",
-        5,
-        Reading::Spec,
-    ),
-    (
-        "Allow-ads is not the field Allow (9.1.2)",
-        "User-agent: *\nDisallow: /\nAllow-ads: /\n",
-        "/page",
-        2,
-        Reading::Spec,
-    ),
-];
+/// Each row (from `wr_conformance`'s built-in cases) with the line of the
+/// rule that denies it and the reading that does.
+fn rows() -> Vec<(&'static Case, u32, Reading)> {
+    let expected = [
+        (2, Reading::Spec), // no implied /dir/$ Allow (9.1.4)
+        (3, Reading::Spec), // an expanded * counts what it consumed (9.1.4)
+        (7, Reading::Spec), // Crawl-delay is a rule line (9.1.2)
+        (5, Reading::Spec), // Walsh-Research2 is neither T nor a prefix (9.1.3)
+        (2, Reading::Spec), // Allow-ads is not the field Allow (9.1.2)
+    ];
+    let table: Vec<&Case> = under_blocking_table().collect();
+    assert_eq!(table.len(), expected.len(), "the table has five rows");
+    table
+        .into_iter()
+        .zip(expected)
+        .map(|(c, (line, reading))| (c, line, reading))
+        .collect()
+}
 
 #[test]
 fn every_row_is_denied_by_its_rule_in_its_reading() {
-    for &(name, body, path, line, reading) in ROWS {
-        let policy = Policy::parse(body.as_bytes(), "Walsh-Research");
-        let v = policy.check(path);
+    for (case, line, reading) in rows() {
+        let name = case.name;
+        let policy = Policy::parse(case.body.as_bytes(), TOKEN);
+        let v = policy.check(case.path);
         assert!(!v.allowed, "{name}: {v}");
         let rule = v.rule.expect("a rule decides");
         assert_eq!(rule.kind, RuleKind::Disallow, "{name}");
@@ -60,10 +42,10 @@ fn every_row_is_denied_by_its_rule_in_its_reading() {
 #[test]
 fn every_row_is_denied_in_fixed_capacity() {
     use wr_core::robots::fixed::FixedPolicy;
-    for &(name, body, path, ..) in ROWS {
-        let p = FixedPolicy::<16, 512>::parse(body.as_bytes(), "Walsh-Research");
-        assert!(!p.overflowed(), "{name}");
-        assert!(!p.check(path).allowed, "{name}");
+    for (case, ..) in rows() {
+        let p = FixedPolicy::<16, 512>::parse(case.body.as_bytes(), TOKEN);
+        assert!(!p.overflowed(), "{}", case.name);
+        assert!(!p.check(case.path).allowed, "{}", case.name);
     }
 }
 
@@ -71,7 +53,7 @@ fn every_row_is_denied_in_fixed_capacity() {
 fn the_crawl_delay_of_every_reading_applies() {
     // In the spec's grouping the delay is Walsh-Research's alone; in
     // Google's it is the merged group's. Either way it is ours.
-    let p = Policy::parse(ROWS[2].1.as_bytes(), "Walsh-Research");
+    let p = Policy::parse(rows()[2].0.body.as_bytes(), TOKEN);
     assert_eq!(p.crawl_delay().map(|d| d.0.as_secs()), Some(5));
     // Google's grouping lets a Crawl-delay reach a group the spec's does
     // not give it to: the larger of the two wins.
