@@ -15,6 +15,16 @@ use wr_feeds::{
     SourceStatus,
 };
 
+/// The operator, no robots.txt anywhere (404: everything allowed), and a
+/// one-link markdown page at every other URL of every host.
+fn open_site() -> TestServer {
+    TestServer::start(|r| match (r.host.as_str(), r.path()) {
+        ("wal.sh", _) => operator(r),
+        (_, "/robots.txt") => Reply::not_found(),
+        (_, _) => Reply::new(200, "text/markdown", "[x](https://x.test/x)"),
+    })
+}
+
 fn src(name: &str, url: &str, feed: Option<&str>) -> Source {
     Source {
         name: name.into(),
@@ -1675,11 +1685,7 @@ fn a_robots_txt_stored_in_the_future_is_refreshed_after_its_ttl() {
 /// instant the hold ends.
 #[test]
 fn check_reports_a_held_host_as_deferred_with_the_instant() {
-    let server = TestServer::start(|r| match (r.host.as_str(), r.path()) {
-        ("wal.sh", _) => operator(r),
-        (_, "/robots.txt") => Reply::not_found(),
-        (_, _) => Reply::new(200, "text/markdown", "[x](https://x.test/x)"),
-    });
+    let server = open_site();
     let clock = Arc::new(ManualClock::new(Timestamp::from_secs(1_780_000_000)));
     let dir = state_dir("check-held");
     let mut cfg = config(&dir, &server, &["held.test", "far.test"]);
@@ -1778,11 +1784,7 @@ fn redirect_hops_share_one_retry_budget() {
 /// only: no retry, no hold.
 #[test]
 fn requests_that_cannot_be_made_or_read_fail_one_source_without_retries() {
-    let server = TestServer::start(|r| match (r.host.as_str(), r.path()) {
-        ("wal.sh", _) => operator(r),
-        (_, "/robots.txt") => Reply::not_found(),
-        (_, _) => Reply::new(200, "text/markdown", "[x](https://x.test/x)"),
-    });
+    let server = open_site();
     // robots.txt is a plain 404; every other answer has a header line
     // without a colon.
     let garbled = FaultServer::start(|path| match path {
@@ -1951,11 +1953,7 @@ fn reasons_quoting_network_bytes_carry_no_control_characters() {
 /// reported with the URL; none of them takes the run down.
 #[test]
 fn drips_resets_and_early_closes_fail_their_source_only() {
-    let server = TestServer::start(|r| match (r.host.as_str(), r.path()) {
-        ("wal.sh", _) => operator(r),
-        (_, "/robots.txt") => Reply::not_found(),
-        (_, _) => Reply::new(200, "text/markdown", "[x](https://x.test/x)"),
-    });
+    let server = open_site();
     let faults = FaultServer::start(|path| match path {
         "/robots.txt" => Fault::answer(404, ""),
         "/drip.xml" => Fault::Drip {
