@@ -135,8 +135,8 @@ fn to_report(src: &sources::Source, r: &wr_feeds::SourceReport) -> SourceReport 
     let left = r.items.len().saturating_sub(shown);
     let reason = match (reason, left) {
         (reason, 0) => reason,
-        (None, n) => Some(format!("{n} more not listed (max_items = {shown})")),
-        (Some(r), n) => Some(format!("{r}; {n} more not listed (max_items = {shown})")),
+        (None, n) => Some(digest::not_listed_note(n, shown)),
+        (Some(r), n) => Some(format!("{r}; {}", digest::not_listed_note(n, shown))),
     };
     SourceReport {
         name: src.name.clone(),
@@ -155,6 +155,7 @@ fn to_report(src: &sources::Source, r: &wr_feeds::SourceReport) -> SourceReport 
                 published: i.published.clone(),
             })
             .collect(),
+        not_listed: left,
     }
 }
 

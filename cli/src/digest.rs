@@ -77,6 +77,14 @@ pub struct SourceReport {
     pub method: Option<String>,
     /// Items (new ones, or all with `--all`).
     pub items: Vec<DigestItem>,
+    /// Items left out by the source's `max_items` (said in `reason`).
+    #[serde(skip)]
+    pub not_listed: usize,
+}
+
+/// What `reason` says of items a source's `max_items` left out.
+pub fn not_listed_note(not_listed: usize, max_items: usize) -> String {
+    format!("{not_listed} more not listed (max_items = {max_items})")
 }
 
 /// A whole digest.
@@ -129,7 +137,7 @@ impl Digest {
                     s.status.as_str().replace('_', " "),
                     escape_inline(reason)
                 ));
-            } else if let Some(more) = s.reason.as_deref().filter(|r| r.contains("max_items")) {
+            } else if let Some(more) = s.reason.as_deref().filter(|_| s.not_listed > 0) {
                 // Items cut by the source's max_items: say how many.
                 out.push_str(&format!("*{}*\n\n", escape_inline(more)));
             }
@@ -340,6 +348,7 @@ mod tests {
             reason: (status != Status::Ok).then(|| "because [x](y) *z*".to_string()),
             method: Some("feed".into()),
             items,
+            not_listed: 0,
         }
     }
 
@@ -563,7 +572,7 @@ mod properties {
         fn any_name_is_one_heading(name in title_chars()) {
             let d = Digest::new(0, false, vec![SourceReport {
                 name: name.clone(), url: "https://a/".into(), tags: vec![], status: Status::Ok,
-                reason: None, method: None, items: vec![],
+                reason: None, method: None, items: vec![], not_listed: 0,
             }]);
             let md = d.to_markdown();
             let headings = Parser::new(&md)
