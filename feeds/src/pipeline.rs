@@ -1211,6 +1211,10 @@ impl Pipeline {
     /// Why `url`'s host is not asked again in this run, if it timed out
     /// too often.
     fn timed_out_host(&self, url: &str) -> Option<String> {
+        // Nearly always empty: skip parsing the URL again.
+        if self.timeouts.is_empty() {
+            return None;
+        }
         let host = host_key(&CoreUrl::parse(url).ok()?);
         let n = *self.timeouts.get(&host)?;
         (n >= TIMEOUTS_PER_RUN).then(|| {
