@@ -24,6 +24,8 @@ pub mod constants;
 pub mod domain;
 pub mod duration;
 #[cfg(feature = "alloc")]
+pub mod fetch;
+#[cfg(feature = "alloc")]
 pub mod gate;
 pub mod http_date;
 pub mod percent;

@@ -95,26 +95,11 @@ pub struct Request<'a> {
     pub limit: BodyLimit,
 }
 
-/// A response (any status: the caller decides).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Response {
-    /// HTTP status.
-    pub status: u16,
-    /// `Content-Type`.
-    pub content_type: Option<String>,
-    /// `ETag`.
-    pub etag: Option<String>,
-    /// `Last-Modified`.
-    pub last_modified: Option<String>,
-    /// `Location`.
-    pub location: Option<String>,
-    /// `Retry-After`.
-    pub retry_after: Option<String>,
-    /// Body (possibly truncated, see `truncated`).
-    pub body: Vec<u8>,
-    /// Whether [`BodyLimit::Truncate`] cut the body.
-    pub truncated: bool,
-}
+/// A response (any status: the machines in `wr_core::fetch` decide). Its
+/// `Location` is resolved against the request URL here, once, by the WHATWG
+/// parser (dot segments, `%2e`, punycode, no fragment), so the gate judges
+/// a hop in the form that is sent.
+pub use wr_core::fetch::Response;
 
 /// Why no response came back.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -359,7 +344,7 @@ impl Http {
         let content_type = header("content-type");
         let etag = header("etag");
         let last_modified = header("last-modified");
-        let location = header("location");
+        let location = header("location").and_then(|l| resolve_location(url, &l));
         let retry_after = header("retry-after");
         let mut body = Vec::new();
         let mut reader = resp.body_mut().as_reader().take(req.limit.read_cap());
@@ -392,6 +377,47 @@ impl Http {
             body,
             truncated,
         })
+    }
+}
+
+/// `location` resolved against `base`, without its fragment; `None` when it
+/// does not resolve.
+pub fn resolve_location(base: &str, location: &str) -> Option<String> {
+    let mut next = url::Url::parse(base).ok()?.join(location).ok()?;
+    next.set_fragment(None);
+    Some(next.to_string())
+}
+
+impl HttpError {
+    /// The kind the fetch machines decide on, and the transport's words.
+    pub fn to_failure(&self) -> wr_core::fetch::Failure {
+        use wr_core::fetch::{Failure, FailureKind};
+        match self {
+            HttpError::Transport {
+                reason, timed_out, ..
+            } => Failure {
+                kind: if *timed_out {
+                    FailureKind::TimedOut
+                } else {
+                    FailureKind::Network
+                },
+                reason: reason.clone(),
+            },
+            HttpError::Unsendable { reason, .. } => Failure {
+                kind: FailureKind::Local,
+                reason: reason.clone(),
+            },
+            HttpError::TooLarge { limit, .. } => Failure {
+                kind: FailureKind::TooLarge { limit: *limit },
+                reason: self.to_string(),
+            },
+            // A permit that does not cover the URL is a bug in the caller;
+            // retrying it would not help.
+            HttpError::NotPermitted { .. } => Failure {
+                kind: FailureKind::Local,
+                reason: self.to_string(),
+            },
+        }
     }
 }
 

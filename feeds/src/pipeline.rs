@@ -1,51 +1,42 @@
-//! The pipeline: sources through R9, every request through the gate.
+//! The pipeline: the driver of the fetch machines in `wr_core::fetch`.
 //!
-//! Each source is a sequential *job* (robots.txt, target, redirect hops,
-//! retries, R9 fallbacks); jobs are interleaved by [`crate::schedule`] so a
-//! request to a ready host goes while another host must wait. Requests are
-//! strictly serial (one thread, one request at a time: R4).
+//! Every decision of a fetch (the gate for each hop and retry, what a
+//! robots.txt answer means, R5 retries and holds, R9's stages, the
+//! blocklist's adoption and fail-open rules) is made by a machine in
+//! `wr-core`. This module only moves bytes and time: it polls a machine
+//! inside the store's slot transaction for its host (R4a), sends what the
+//! machine asks for with the HTTP client, reports back what came in,
+//! sleeps until the instant a machine names, persists the machines'
+//! effects, extracts items from the bodies handed out, and validates the
+//! blocklist document against its schema.
 //!
-//! Decisions where the spec is silent (collected for docs/conformance.md):
+//! Each source is a [`SourceFetch`]; the machines of a run are interleaved
+//! by [`crate::schedule`] so a request to a ready host goes while another
+//! host must wait. Requests are strictly serial (one thread, one request
+//! at a time: R4).
+//!
+//! Decisions of the driver where the spec is silent (collected for
+//! docs/conformance.md):
 //!
 //! * **R12: block-on-refresh.** A stale blocklist is refreshed before the
 //!   next gated request, synchronously (sleeping for the operator host's
-//!   slot if needed). A stale robots.txt is refreshed before the next
-//!   request to its origin (the gate answers `NeedRobots`).
-//! * **Blocklist and robots.txt are not retried within a run.** A failed
-//!   blocklist refresh keeps the last list (R3b) and is retried 15 minutes
-//!   later; a failed robots.txt (5xx, 429, timeout, too many redirects)
-//!   uses the cached copy or defers the host for this run (9.1.1). Only
-//!   targets get R5 retries (429, 500, 502, 503, 504 and transport errors).
+//!   slot if needed).
 //! * **R4 spacing is measured conservatively:** the slot is taken (and
 //!   persisted) when the request starts and the host's last-request instant
-//!   is moved to when the response ends, so the next request to that host
-//!   starts at least max(1 s, Crawl-delay) after the previous one finished.
-//! * **robots.txt redirects:** up to 5 hops, each admitted with
-//!   `admit_robots_hop` (R3 + R4 for the hop's host, a permit for exactly
-//!   the hop's URL); a sixth hop or a hop to a
-//!   blocked host counts as "unreachable" (cached copy or defer), the
-//!   conservative reading of RFC 9309 2.3.1.2.
-//! * **A declared feed is the only path for that source**: if it fails the
-//!   source fails (no silent switch to the page). A page denied by R2/R3
-//!   ends the source (no llms.txt attempt); an llms.txt denied by robots.txt
-//!   leaves the source out.
-//! * **Page answers**: markdown Content-Type -> markdown; a feed
-//!   Content-Type -> parsed as a feed; anything else (HTML, text/plain, no
-//!   type) -> llms.txt. A page 4xx/5xx (after retries) fails the source.
+//!   is moved to when the response ends.
 //! * **R7**: validators are stored per (URL, Accept) for the URL that
-//!   answered (each redirect hop looks up its own), with the representation
-//!   they belong to, so a 304 on a page known to be HTML goes on to
-//!   llms.txt. Items are kept per source keyed by canonical URL with
-//!   `first_seen`; "new" means first seen for that source and not yet
-//!   reported delivered ([`Pipeline::mark_reported`]).
+//!   answered, with the representation they belong to. Items are kept per
+//!   source keyed by canonical URL with `first_seen`; "new" means first
+//!   seen for that source and not yet reported delivered
+//!   ([`Pipeline::mark_reported`]).
 //! * **R8**: `last_run` is recorded for every finished source except
 //!   deferred ones (so a deferred source is tried again next run).
 
 use crate::blocklist_doc;
 use crate::clock::{Clock, Jitter};
 use crate::config::Config;
-use crate::extract::{self, content_kind, ContentKind, Item};
-use crate::http::{BodyLimit, Http, HttpError, Request, Response, ROBOTS_BODY_LIMIT};
+use crate::extract::{self, Item};
+use crate::http::{BodyLimit, Http, Request as HttpRequest, ROBOTS_BODY_LIMIT};
 use crate::report::{
     BlocklistState, CheckReport, Event, FetchError, Fetched, Method, Progress, RunReport,
     SourceReport, SourceStatus,
@@ -56,24 +47,21 @@ use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
-use wr_core::backoff::{is_retryable_status, Backoff, BackoffStep};
 use wr_core::blocklist::{BlockedDomain, Blocklist};
-use wr_core::constants::{BLOCKLIST_PATH, BLOCKLIST_SCHEMA_PATH, FAILURE_COOLDOWN, SCHEMA_TTL};
-use wr_core::gate::{host_key, origin_key, Decision, Gate, GateConfig, Permit, WaitReason};
-use wr_core::robots::{Policy, Reading};
+use wr_core::constants::{BLOCKLIST_PATH, BLOCKLIST_SCHEMA_PATH, SCHEMA_TTL};
+use wr_core::fetch::{
+    self, Action, BlocklistRefresh, Ctx, Effect, Extract, Get, GetOutcome, Machine, OperatorGet,
+    Parser, RefreshEvent, Refreshed, RobotsFetch, Run, SourceEvent, SourceFetch, SourceOutcome,
+    Stage, Stored,
+};
+use wr_core::gate::{host_key, Decision, Gate, GateConfig, WaitReason};
+use wr_core::robots::Policy;
 use wr_core::time::Timestamp;
 use wr_core::url::Url as CoreUrl;
 
 /// R8: a source is not fetched again within this long (without `force`).
 pub const MIN_SOURCE_INTERVAL: Duration = Duration::from_secs(3600);
-/// Redirect hops followed per request (C6).
-pub const MAX_REDIRECTS: u8 = 5;
-/// `Accept` for a declared feed.
-pub const FEED_ACCEPT: &str = "application/atom+xml, application/rss+xml, application/feed+json, application/xml;q=0.9, text/xml;q=0.9, application/json;q=0.8, */*;q=0.1";
-/// `Accept` for a page (R9 content negotiation).
-pub const MARKDOWN_ACCEPT: &str = "text/markdown";
-/// `Accept` for `/llms.txt`.
-pub const LLMS_ACCEPT: &str = "text/markdown, text/plain;q=0.9";
+pub use wr_core::fetch::{FEED_ACCEPT, LLMS_ACCEPT, MARKDOWN_ACCEPT, MAX_REDIRECTS};
 
 /// One declared source.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -126,203 +114,15 @@ impl From<StoreError> for PipelineError {
     }
 }
 
-/// Why an operator resource was not obtained.
-#[derive(Debug, Clone)]
-struct OperatorFailure {
-    reason: String,
-    /// Set when the request was never sent: the operator host is held
-    /// until then (R5 cool-down or Retry-After past the run's patience).
-    held_until: Option<Timestamp>,
-}
-
-impl OperatorFailure {
-    fn failed(reason: String) -> OperatorFailure {
-        OperatorFailure {
-            reason,
-            held_until: None,
-        }
-    }
-}
-
-/// An owned gate decision.
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum Verdict {
-    NeedBlocklist,
-    NeedRobots(String),
-    DenyBlocklist {
-        domain: String,
-        reason: String,
-    },
-    DenyRobots {
-        rule: String,
-        line: u32,
-    },
-    Deferred {
-        until: Timestamp,
-        reason: String,
-    },
-    Wait {
-        until: Timestamp,
-        reason: WaitReason,
-    },
-    Invalid(String),
-    Ready,
-}
-
-/// An instant for messages: an HTTP date, or a count of years for the
-/// holds no calendar writes (a Retry-After of 2^63 ms is spec-correct:
-/// "wait at least that long").
-fn instant(t: Timestamp) -> String {
-    let mut s = String::new();
-    match wr_core::http_date::format_http_date(t, &mut s) {
-        Ok(()) => s,
-        Err(_) => format!(
-            "more than {} years from the epoch",
-            t.0 / (1000 * 86_400 * 365)
-        ),
-    }
-}
-
-/// Why a host will not be asked before `until`, for reports.
-fn held(now: Timestamp, until: Timestamp, reason: WaitReason) -> String {
-    let why = match reason {
-        WaitReason::Cooldown => "cool-down after repeated failures, R5",
-        WaitReason::Backoff => "Retry-After, R5",
-        WaitReason::Throttle => "Crawl-delay spacing, R4",
-    };
-    let secs = now.until(until).as_secs();
-    if secs < 10 * 365 * 86_400 {
-        format!(
-            "host held until {} ({why}; {secs} s from now)",
-            instant(until)
-        )
-    } else {
-        format!("host held until {} ({why})", instant(until))
-    }
-}
-
-fn rule_text(kind: &str, pattern: &[u8]) -> String {
-    format!("{kind}: {}", String::from_utf8_lossy(pattern))
-}
-
-fn own(d: Decision<'_>) -> Verdict {
-    match d {
-        Decision::Invalid(e) => Verdict::Invalid(e.to_string()),
-        Decision::NotOperatorResource => {
-            Verdict::Invalid(Decision::NotOperatorResource.to_string())
-        }
-        Decision::DenyBlocklist(b) => Verdict::DenyBlocklist {
-            domain: b.domain.clone(),
-            reason: b.reason.clone(),
-        },
-        Decision::DenyRobots(v) => match v.rule {
-            Some(r) if v.reading != Reading::Spec => Verdict::DenyRobots {
-                rule: format!(
-                    "{} in {}",
-                    rule_text(r.kind.as_str(), r.pattern),
-                    v.reading.as_str()
-                ),
-                line: r.line,
-            },
-            Some(r) => Verdict::DenyRobots {
-                rule: rule_text(r.kind.as_str(), r.pattern),
-                line: r.line,
-            },
-            None => Verdict::DenyRobots {
-                rule: v.to_string(),
-                line: 0,
-            },
-        },
-        Decision::NeedBlocklist => Verdict::NeedBlocklist,
-        Decision::NeedRobots(u) => Verdict::NeedRobots(u),
-        Decision::Deferred { until, reason } => Verdict::Deferred {
-            until,
-            reason: format!("robots.txt unreachable ({reason})"),
-        },
-        Decision::BlocklistUnavailable { until, reason } => Verdict::Deferred {
-            until,
-            reason: format!(
-                "the operator blocklist could not be obtained ({reason}); not fetching without it (R3)"
-            ),
-        },
-        Decision::Wait { until, reason } => Verdict::Wait { until, reason },
-        Decision::Ready => Verdict::Ready,
-    }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum AdmitKind {
-    Target,
-    Robots,
-    RobotsHop,
-    Operator,
-}
-
-/// A robots.txt fetch in progress for `target`'s origin.
-#[derive(Debug, Clone)]
-struct RobotsOp {
-    target: String,
-    url: String,
-    hops: u8,
-}
-
-/// A gated GET in progress: redirects, retries and the robots.txt it needs.
-#[derive(Debug, Clone)]
-struct FetchOp {
-    original: String,
-    url: String,
-    accept: Option<&'static str>,
-    conditional: bool,
-    operator: bool,
-    hops: u8,
-    attempt: u32,
-    robots: Option<RobotsOp>,
-}
-
-impl FetchOp {
-    fn new(url: &str, accept: Option<&'static str>) -> FetchOp {
-        FetchOp {
-            original: url.to_string(),
-            url: resolved(url),
-            accept,
-            conditional: true,
-            operator: false,
-            hops: 0,
-            attempt: 0,
-            robots: None,
-        }
-    }
-}
-
-/// How a gated GET ended.
-#[derive(Debug, Clone)]
-enum FetchEnd {
-    /// A final response (2xx, 304, or a non-retryable status).
-    Response {
-        resp: Response,
-        final_url: String,
-        sent: Option<Validators>,
-    },
-    Error(FetchError),
-}
-
 enum Step<T> {
     Again(Timestamp),
     Done(T),
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Stage {
-    Feed,
-    Page,
-    LlmsTxt,
-}
-
 struct Job {
     index: usize,
     source: Source,
-    stage: Stage,
-    op: Option<FetchOp>,
+    fetch: SourceFetch,
 }
 
 /// The pipeline: a gate, the state store, an HTTP client and a clock.
@@ -331,24 +131,19 @@ pub struct Pipeline {
     _lock: crate::lock::RunLock,
     config: Config,
     gate: Gate,
+    /// What the machines of the current run share (patience, R5 schedule,
+    /// timed-out hosts, effects to persist).
+    run: Run,
     store: Store,
     http: Http,
     clock: Arc<dyn Clock>,
     jitter: Jitter,
-    backoff: Backoff,
     blocklist_state: BlocklistState,
     notices: Vec<String>,
     requests: u32,
     /// Hosts sent a request since the scheduler last heard of them.
     sent_to: Vec<String>,
-    /// Timeouts per host in this run: a host that timed out twice is not
-    /// asked again before the next run (a dead host costs two timeouts,
-    /// not five retries per source).
-    timeouts: std::collections::HashMap<String, u32>,
 }
-
-/// Timeouts after which a host is left alone for the rest of a run.
-const TIMEOUTS_PER_RUN: u32 = 2;
 
 impl fmt::Debug for Pipeline {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -488,7 +283,7 @@ impl Pipeline {
         Ok(Pipeline {
             _lock: lock,
             jitter: Jitter::new(seed),
-            backoff: config.backoff,
+            run: Run::new(config.max_wait, config.backoff),
             config,
             gate,
             store,
@@ -498,7 +293,6 @@ impl Pipeline {
             notices: Vec::new(),
             requests: 0,
             sent_to: Vec::new(),
-            timeouts: std::collections::HashMap::new(),
         })
     }
 
@@ -534,78 +328,195 @@ impl Pipeline {
         self.notices.push(msg);
     }
 
-    // ---- admission (R4a) --------------------------------------------------
+    // ---- driving a machine ------------------------------------------------
 
-    /// Runs the gate for `url` inside the store's `BEGIN IMMEDIATE`
-    /// transaction, after merging the host's persisted schedule (another
-    /// process may have used the host), and persists the slot.
-    fn admit(&mut self, kind: AdmitKind, url: &str) -> Result<Result<Permit, Verdict>, StoreError> {
-        let host = match CoreUrl::parse(url) {
-            Ok(u) => host_key(&u),
-            Err(e) => return Ok(Err(Verdict::Invalid(e.to_string()))),
+    /// Lends the machines what they need: the gate, the run, the instant
+    /// and a fresh random value.
+    fn with_cx<R>(&mut self, f: impl FnOnce(&mut Ctx<'_>) -> R) -> R {
+        let mut cx = Ctx {
+            gate: &mut self.gate,
+            run: &mut self.run,
+            now: self.clock.now(),
+            jitter: self.jitter.unit(),
         };
-        let gate = &mut self.gate;
-        let clock = &self.clock;
-        self.store.reserve(&host, |row: HostRow| {
-            let now = clock.now();
-            apply_host_row(gate, &host, row, now);
-            let r = match kind {
-                AdmitKind::Target => gate.admit(url, now),
-                AdmitKind::Robots => gate.admit_robots(url, now),
-                AdmitKind::RobotsHop => gate.admit_robots_hop(url, now),
-                AdmitKind::Operator => gate.admit_operator(url, now),
-            };
-            match r {
-                Ok(p) => {
-                    let at = p.at();
-                    Ok((p, at))
-                }
-                Err(d) => Err(own(d)),
+        f(&mut cx)
+    }
+
+    /// Polls `m` inside the store's `BEGIN IMMEDIATE` transaction for the
+    /// host it will ask next, after merging that host's persisted schedule
+    /// (another process may have used it), and persists the slot it takes
+    /// (R4a).
+    fn poll<M: Machine>(
+        &mut self,
+        m: &mut M,
+        progress: &mut dyn Progress,
+    ) -> Result<Action<M::Output>, StoreError> {
+        let action = match m.next_host() {
+            Some(host) => {
+                let (gate, run, clock, jitter) =
+                    (&mut self.gate, &mut self.run, &self.clock, &mut self.jitter);
+                self.store.reserve_slot(&host, |row| {
+                    let now = clock.now();
+                    apply_host_row(gate, &host, row, now);
+                    let mut cx = Ctx {
+                        gate,
+                        run,
+                        now,
+                        jitter: jitter.unit(),
+                    };
+                    let action = m.poll(&mut cx);
+                    let slot = match &action {
+                        Action::Send(r) => Some((r.permit.host().to_string(), r.permit.at())),
+                        _ => None,
+                    };
+                    (action, slot)
+                })?
             }
+            None => self.with_cx(|cx| m.poll(cx)),
+        };
+        self.apply_effects(progress)?;
+        Ok(action)
+    }
+
+    /// Sends what `m` asked for under its permit and tells it what came
+    /// back.
+    fn exchange<M: Machine>(
+        &mut self,
+        m: &mut M,
+        req: fetch::Request,
+        progress: &mut dyn Progress,
+    ) -> Result<(), StoreError> {
+        let url = req.url().to_string();
+        progress.event(Event::Request { url: &url });
+        self.requests += 1;
+        if !self.sent_to.iter().any(|h| h == req.permit.host()) {
+            self.sent_to.push(req.permit.host().to_string());
+        }
+        let validators = match req.conditional {
+            true => self.store.validators(&url, req.accept.unwrap_or(""))?,
+            false => None,
+        };
+        let http_req = HttpRequest {
+            accept: req.accept,
+            validators: validators.as_ref(),
+            limit: match req.limit {
+                fetch::BodyLimit::Robots => ROBOTS_BODY_LIMIT,
+                fetch::BodyLimit::Document => BodyLimit::Fail(self.config.max_body),
+            },
+        };
+        let result = self.http.send(&req.permit, &url, &http_req);
+        progress.event(Event::Response {
+            url: &url,
+            status: result.as_ref().map_or(0, |r| r.status),
+        });
+        let sent_kind = validators.and_then(|v| v.kind);
+        self.with_cx(|cx| match result {
+            Ok(resp) => m.handle_response(cx, resp, sent_kind.as_deref()),
+            Err(e) => m.handle_failure(cx, e.to_failure()),
+        });
+        self.apply_effects(progress)
+    }
+
+    /// At most one request of `m`: `Again(t)` to be stepped again at `t`,
+    /// or its output.
+    fn step<M: Machine>(
+        &mut self,
+        m: &mut M,
+        progress: &mut dyn Progress,
+    ) -> Result<Step<M::Output>, StoreError> {
+        Ok(match self.poll(m, progress)? {
+            Action::Send(req) => {
+                self.exchange(m, req, progress)?;
+                match m.take_output() {
+                    Some(out) => Step::Done(out),
+                    None => Step::Again(self.clock.now()),
+                }
+            }
+            Action::NeedBlocklist => {
+                self.refresh_blocklist(progress)?;
+                Step::Again(self.clock.now())
+            }
+            Action::Wait(t) => Step::Again(t),
+            Action::Done(out) => Step::Done(out),
         })
     }
 
-    /// Sends under `permit`, counting it, and moves the host's last request
-    /// to the end of the exchange (conservative R4 spacing).
-    fn send(
+    /// Steps `m` to its output, sleeping through its waits (the sequential
+    /// callers: `check`, `selftest`, the operator resources).
+    fn finish<M: Machine>(
         &mut self,
-        permit: &Permit,
-        url: &str,
-        req: &Request<'_>,
+        m: &mut M,
         progress: &mut dyn Progress,
-    ) -> Result<Result<Response, HttpError>, StoreError> {
-        progress.event(Event::Request { url });
-        self.requests += 1;
-        if !self.sent_to.iter().any(|h| h == permit.host()) {
-            self.sent_to.push(permit.host().to_string());
+    ) -> Result<M::Output, StoreError> {
+        loop {
+            match self.step(m, progress)? {
+                Step::Again(t) => self.sleep_until(t, progress),
+                Step::Done(out) => return Ok(out),
+            }
         }
-        let r = self.http.send(permit, url, req);
-        // +1 ms: the clock reads whole milliseconds (floor); rounding the end
-        // up keeps the next start strictly max(1 s, Crawl-delay) later.
-        let end = Timestamp(self.clock.now().0.saturating_add(1));
-        self.gate.observe_request(permit.host(), end);
-        self.store
-            .reserve(permit.host(), |_| Ok::<_, ()>(((), end)))?
-            .ok();
-        progress.event(Event::Response {
-            url,
-            status: r.as_ref().map(|r| r.status).unwrap_or(0),
-        });
-        Ok(r)
     }
 
-    fn hold(&mut self, host: &str, until: Timestamp, cooldown: bool) -> Result<(), StoreError> {
-        let reason = if cooldown {
-            WaitReason::Cooldown
-        } else {
-            WaitReason::Backoff
-        };
-        self.gate.hold_host(host, until, reason);
-        self.store.hold(host, until, cooldown)
-    }
-
-    fn max_wait_end(&self) -> Timestamp {
-        self.clock.now().saturating_add(self.config.max_wait)
+    /// Makes the machines' effects last.
+    fn apply_effects(&mut self, progress: &mut dyn Progress) -> Result<(), StoreError> {
+        for effect in self.run.take_effects() {
+            match effect {
+                Effect::Hold {
+                    host,
+                    until,
+                    reason,
+                } => self
+                    .store
+                    .hold(&host, until, reason == WaitReason::Cooldown)?,
+                Effect::RequestEnded { host, at } => self
+                    .store
+                    .reserve_slot(&host, |_| ((), Some((host.clone(), at))))?,
+                Effect::Robots {
+                    origin,
+                    status,
+                    body,
+                    fetched_at,
+                } => self.store.put_robots(&RobotsRow {
+                    origin,
+                    status,
+                    body,
+                    fetched_at,
+                })?,
+                Effect::BlocklistAdopted {
+                    list,
+                    fetched_at,
+                    validators,
+                } => {
+                    self.store
+                        .put_blocklist(&blocklist_to_row(&list, fetched_at))?;
+                    if let Some((etag, last_modified)) = validators {
+                        let v = Validators {
+                            etag,
+                            last_modified,
+                            kind: Some("blocklist".into()),
+                        };
+                        let url = self.operator_url(BLOCKLIST_PATH);
+                        self.store
+                            .put_validators(&url, "application/json", &v, fetched_at)?;
+                    }
+                }
+                Effect::PageIsOther {
+                    url,
+                    accept,
+                    etag,
+                    last_modified,
+                } => {
+                    let v = Validators {
+                        etag,
+                        last_modified,
+                        kind: Some("other".into()),
+                    };
+                    let now = self.clock.now();
+                    self.store.put_validators(&url, accept, &v, now)?;
+                }
+                Effect::Notice(msg) => self.notice(progress, msg),
+            }
+        }
+        Ok(())
     }
 
     // ---- blocklist (R3, R3b, R3c, R10, R12) ------------------------------
@@ -614,179 +525,34 @@ impl Pipeline {
         format!("{}{}", self.config.operator_base, path)
     }
 
-    /// Waits for the operator host's slot (block-on-refresh) and sends.
-    fn operator_get(
-        &mut self,
-        url: &str,
-        accept: &'static str,
-        validators: Option<&Validators>,
-        progress: &mut dyn Progress,
-    ) -> Result<Result<Response, OperatorFailure>, StoreError> {
-        let permit = loop {
-            match self.admit(AdmitKind::Operator, url)? {
-                Ok(p) => break p,
-                Err(Verdict::Wait { until, .. }) => {
-                    let now = self.clock.now();
-                    if until > self.max_wait_end() {
-                        // Not asked at all: the caller must not take this
-                        // for a fetch that failed.
-                        return Ok(Err(OperatorFailure {
-                            reason: format!(
-                                "{url}: the operator host is held for {} s",
-                                now.until(until).as_secs()
-                            ),
-                            held_until: Some(until),
-                        }));
-                    }
-                    self.sleep_until(until, progress);
-                }
-                Err(other) => return Ok(Err(OperatorFailure::failed(format!("{url}: {other:?}")))),
-            }
-        };
-        let req = Request {
-            accept: Some(accept),
-            validators,
-            limit: BodyLimit::Fail(self.config.max_body),
-        };
-        let resp = self.send(&permit, url, &req, progress)?;
-        // R5 holds for the operator too: a rate-limited refresh keeps the
-        // last list (R3b) and is retried later, but the operator's
-        // Retry-After still binds every other request to its host.
-        if let Ok(r) = &resp {
-            if is_retryable_status(r.status) {
-                let now = self.clock.now();
-                let after = r
-                    .retry_after
-                    .as_deref()
-                    .and_then(|v| wr_core::retry_after::parse_retry_after(v, now).ok());
-                if let Some(d) = after {
-                    self.hold(permit.host(), now.saturating_add(d), false)?;
-                }
-            }
-        }
-        Ok(resp.map_err(|e| OperatorFailure::failed(e.to_string())))
-    }
-
-    fn sleep_until(&mut self, until: Timestamp, progress: &mut dyn Progress) {
-        let now = self.clock.now();
-        if until > now {
-            let d = now.until(until);
-            progress.event(Event::Waiting { duration: d, until });
-            self.clock.sleep(d);
-        }
-    }
-
     /// Refreshes the blocklist now (R12 block-on-refresh).
     fn refresh_blocklist(&mut self, progress: &mut dyn Progress) -> Result<(), StoreError> {
         let url = self.operator_url(BLOCKLIST_PATH);
-        let cached = self.store.validators(&url, "application/json")?;
-        let had_list = self.store.blocklist()?;
-        // A stored row that cannot be read is not "never had a list": a
-        // list was adopted once, and what it protected is unknown.
-        let stored_unreadable = had_list
-            .as_ref()
-            .is_some_and(|row| blocklist_from_row(row).is_none());
-        let send_validators = cached.filter(|_| had_list.is_some() && !stored_unreadable);
-        let outcome =
-            self.operator_get(&url, "application/json", send_validators.as_ref(), progress)?;
-        let now = self.clock.now();
-        let mut held_until = None;
-        let failure = match outcome {
-            Err(e) => {
-                held_until = e.held_until;
-                Some(e.reason)
-            }
-            Ok(resp) if resp.status == 304 => {
-                match had_list.as_ref().and_then(blocklist_from_row) {
-                    Some(list) => {
-                        let mut row = blocklist_to_row(&list, now);
-                        row.fetched_at = now;
-                        self.store.put_blocklist(&row)?;
-                        self.blocklist_state = BlocklistState::Fresh {
-                            entries: list.len(),
-                        };
-                        self.gate.blocklist_adopted(list, now);
-                        None
-                    }
-                    None => Some(format!("{url}: 304 without a stored list")),
-                }
-            }
-            Ok(resp) if (200..300).contains(&resp.status) => {
-                match self.validate_blocklist(&resp.body, progress)? {
-                    Ok(list) => {
-                        self.store.put_blocklist(&blocklist_to_row(&list, now))?;
-                        let v = Validators {
-                            etag: resp.etag.clone(),
-                            last_modified: resp.last_modified.clone(),
-                            kind: Some("blocklist".into()),
-                        };
-                        self.store
-                            .put_validators(&url, "application/json", &v, now)?;
-                        self.blocklist_state = BlocklistState::Fresh {
-                            entries: list.len(),
-                        };
-                        self.gate.blocklist_adopted(list, now);
-                        None
-                    }
-                    Err(e) => Some(format!("{url}: {e}")),
-                }
-            }
-            Ok(resp) => Some(format!("{url}: HTTP {}", resp.status)),
+        let stored = match self.store.blocklist()? {
+            None => Stored::Nothing,
+            Some(row) => blocklist_from_row(&row).map_or(Stored::Unreadable, Stored::List),
         };
-        let adopted = self.gate.blocklist().is_some() && !self.gate.blocklist_is_fallback();
-        if let (Some(reason), false, true) =
-            (&failure, adopted, held_until.is_some() || stored_unreadable)
-        {
-            // R3's fail-open covers a first fetch that failed, not a list
-            // never asked for nor one that was adopted and cannot be read:
-            // defer the targets instead.
-            let reason = if stored_unreadable {
-                format!("{reason}; the stored copy cannot be read")
-            } else {
-                reason.clone()
-            };
-            let until = held_until.unwrap_or(now.saturating_add(wr_core::gate::REFRESH_RETRY));
-            self.gate.blocklist_unavailable(now, until, &reason);
-            self.blocklist_state = BlocklistState::Unavailable {
-                reason: reason.clone(),
-            };
-            self.notice(
-                progress,
-                format!(
-                    "WARNING: the operator blocklist could not be obtained ({reason}) and no \
-                     usable copy exists: targets are deferred, not fetched without it (R3)"
-                ),
-            );
-        } else if let Some(reason) = failure {
-            self.gate.blocklist_failed(now);
-            if self.gate.blocklist_is_fallback() {
-                self.blocklist_state = BlocklistState::Fallback {
-                    reason: reason.clone(),
-                };
-                self.notice(
-                    progress,
-                    format!(
-                        "WARNING: the operator blocklist could not be obtained ({reason}) and no \
-                         earlier copy exists: running with an EMPTY blocklist (fail open, R3b); \
-                         opt-outs are not protected"
-                    ),
-                );
-            } else {
-                let entries = self.gate.blocklist().map_or(0, |l| l.len());
-                self.blocklist_state = BlocklistState::Retained {
-                    entries,
-                    reason: reason.clone(),
-                };
-                self.notice(
-                    progress,
-                    format!(
-                        "blocklist refresh failed ({reason}); keeping the last adopted list ({entries} {}, R3b)",
-                        if entries == 1 { "entry" } else { "entries" }
-                    ),
-                );
+        let mut m = BlocklistRefresh::new(&url, stored);
+        loop {
+            match self.finish(&mut m, progress)? {
+                RefreshEvent::Validate { body, .. } => {
+                    let result = self.validate_blocklist(&body, progress)?;
+                    self.with_cx(|cx| m.validated(cx, result));
+                    self.apply_effects(progress)?;
+                }
+                RefreshEvent::Finished(done) => {
+                    self.blocklist_state = match done {
+                        Refreshed::Fresh { entries } => BlocklistState::Fresh { entries },
+                        Refreshed::Retained { entries, reason } => {
+                            BlocklistState::Retained { entries, reason }
+                        }
+                        Refreshed::Fallback { reason } => BlocklistState::Fallback { reason },
+                        Refreshed::Unavailable { reason } => BlocklistState::Unavailable { reason },
+                    };
+                    return Ok(());
+                }
             }
         }
-        Ok(())
     }
 
     /// R3c / R10: validates against the inline schema, else the standalone
@@ -819,12 +585,8 @@ impl Pipeline {
                 return Ok(serde_json::from_slice(body).ok());
             }
         }
-        let fetched = self.operator_get(
-            &url,
-            "application/schema+json, application/json",
-            None,
-            progress,
-        )?;
+        let mut get = OperatorGet::new(&url, "application/schema+json, application/json", false);
+        let fetched = self.finish(&mut get, progress)?;
         let now = self.clock.now();
         let failure = match fetched {
             Ok(resp) if (200..300).contains(&resp.status) => {
@@ -865,389 +627,41 @@ impl Pipeline {
         }
     }
 
-    // ---- robots.txt (R2) -------------------------------------------------
-
-    fn step_robots(
-        &mut self,
-        r: &mut RobotsOp,
-        progress: &mut dyn Progress,
-    ) -> Result<Step<Option<FetchError>>, StoreError> {
-        // Two sources on one origin both ask for its robots.txt; the second
-        // waits for the host's slot, by which time the first has it. Use
-        // the cached copy (R2), do not fetch it again.
-        if r.hops == 0
-            && !matches!(
-                self.gate.check(&r.target, self.clock.now()),
-                Decision::NeedRobots(_)
-            )
-        {
-            return Ok(Step::Done(None));
-        }
-        let target = r.target.clone();
-        let unreachable = |me: &mut Pipeline, reason: String, progress: &mut dyn Progress| {
-            let now = me.clock.now();
-            if let Ok(u) = CoreUrl::parse(&target) {
-                if me.gate.robots_unreachable(&u, now, &reason) {
-                    let origin = origin_key(&u);
-                    me.notice(
-                        progress,
-                        format!("{reason}; using the cached robots.txt of {origin}"),
-                    );
-                }
-            }
-        };
-        let kind = if r.hops == 0 {
-            AdmitKind::Robots
-        } else {
-            AdmitKind::RobotsHop
-        };
-        match self.admit(kind, &r.url)? {
-            Err(Verdict::NeedBlocklist) => {
-                self.refresh_blocklist(progress)?;
-                Ok(Step::Again(self.clock.now()))
-            }
-            Err(Verdict::Wait { until, reason }) => {
-                if until > self.max_wait_end() {
-                    return Ok(Step::Done(Some(FetchError::Deferred {
-                        url: r.url.clone(),
-                        reason: held(self.clock.now(), until, reason),
-                    })));
-                }
-                Ok(Step::Again(until))
-            }
-            Err(Verdict::DenyBlocklist { domain, .. }) => {
-                unreachable(
-                    self,
-                    format!(
-                        "{}: redirected to a host on the operator blocklist ({domain})",
-                        r.url
-                    ),
-                    progress,
-                );
-                Ok(Step::Done(None))
-            }
-            Err(other) => {
-                unreachable(self, format!("{}: {other:?}", r.url), progress);
-                Ok(Step::Done(None))
-            }
-            Ok(permit) => {
-                let req = Request {
-                    accept: None,
-                    validators: None,
-                    // One octet past 500 KiB: the parser must see that a
-                    // long body was cut (see `ROBOTS_BODY_LIMIT`).
-                    limit: ROBOTS_BODY_LIMIT,
-                };
-                let url = r.url.clone();
-                let resp = self.send(&permit, &url, &req, progress)?;
-                let now = self.clock.now();
-                let Ok(tu) = CoreUrl::parse(&target) else {
-                    return Ok(Step::Done(None));
-                };
-                let origin = origin_key(&tu);
-                match resp {
-                    Err(e) => unreachable(self, e.to_string(), progress),
-                    Ok(resp) if (200..300).contains(&resp.status) => {
-                        self.gate.robots_fetched(&tu, &resp.body, now);
-                        self.store.put_robots(&RobotsRow {
-                            origin,
-                            status: resp.status,
-                            body: resp.body,
-                            fetched_at: now,
-                        })?;
-                    }
-                    Ok(resp) if (300..400).contains(&resp.status) && resp.location.is_some() => {
-                        let next = resp
-                            .location
-                            .as_deref()
-                            .and_then(|l| url::Url::parse(&url).ok()?.join(l).ok())
-                            .filter(|u| matches!(u.scheme(), "http" | "https"));
-                        match next {
-                            Some(n) if r.hops < MAX_REDIRECTS => {
-                                r.hops += 1;
-                                r.url = n.to_string();
-                                return Ok(Step::Again(now));
-                            }
-                            Some(_) => unreachable(
-                                self,
-                                format!("{url}: more than {MAX_REDIRECTS} redirects"),
-                                progress,
-                            ),
-                            None => {
-                                unreachable(self, format!("{url}: bad redirect Location"), progress)
-                            }
-                        }
-                    }
-                    Ok(resp) if resp.status == 429 || resp.status >= 500 => {
-                        if let Some(ra) = resp.retry_after.as_deref() {
-                            if let Ok(d) = wr_core::retry_after::parse_retry_after(ra, now) {
-                                self.hold(permit.host(), now.saturating_add(d), false)?;
-                            }
-                        }
-                        unreachable(self, format!("{url}: HTTP {}", resp.status), progress);
-                    }
-                    Ok(resp) if (400..500).contains(&resp.status) => {
-                        self.gate.robots_not_found(&tu, now);
-                        self.store.put_robots(&RobotsRow {
-                            origin,
-                            status: resp.status,
-                            body: Vec::new(),
-                            fetched_at: now,
-                        })?;
-                    }
-                    Ok(resp) => unreachable(self, format!("{url}: HTTP {}", resp.status), progress),
-                }
-                Ok(Step::Done(None))
-            }
-        }
-    }
-
-    // ---- gated fetch (R3 -> R2 -> R4, R5, C6, R7) ----------------------------
-
-    fn step_fetch(
-        &mut self,
-        f: &mut FetchOp,
-        progress: &mut dyn Progress,
-    ) -> Result<Step<FetchEnd>, StoreError> {
-        if let Some(mut r) = f.robots.take() {
-            return Ok(match self.step_robots(&mut r, progress)? {
-                Step::Again(t) => {
-                    f.robots = Some(r);
-                    Step::Again(t)
-                }
-                Step::Done(Some(err)) => Step::Done(FetchEnd::Error(err)),
-                Step::Done(None) => Step::Again(self.clock.now()),
-            });
-        }
-        let kind = if f.operator {
-            AdmitKind::Operator
-        } else {
-            AdmitKind::Target
-        };
-        let url = f.url.clone();
-        if let Some(reason) = self.timed_out_host(&url) {
-            return Ok(Step::Done(FetchEnd::Error(FetchError::Deferred {
-                url,
-                reason,
-            })));
-        }
-        let permit = match self.admit(kind, &url)? {
-            Ok(p) => p,
-            Err(v) => {
-                return Ok(match v {
-                    Verdict::NeedBlocklist => {
-                        self.refresh_blocklist(progress)?;
-                        Step::Again(self.clock.now())
-                    }
-                    Verdict::NeedRobots(robots) => {
-                        f.robots = Some(RobotsOp {
-                            target: url,
-                            url: robots,
-                            hops: 0,
-                        });
-                        Step::Again(self.clock.now())
-                    }
-                    Verdict::DenyBlocklist { domain, .. } => {
-                        Step::Done(FetchEnd::Error(FetchError::DeniedBlocklist { url, domain }))
-                    }
-                    Verdict::DenyRobots { rule, line } => {
-                        Step::Done(FetchEnd::Error(FetchError::DeniedRobots {
-                            url,
-                            rule,
-                            line,
-                        }))
-                    }
-                    Verdict::Deferred { reason, .. } => {
-                        Step::Done(FetchEnd::Error(FetchError::Deferred {
-                            url,
-                            reason: format!("{reason}; deferred for this run"),
-                        }))
-                    }
-                    Verdict::Wait { until, reason } => {
-                        if until > self.max_wait_end() {
-                            Step::Done(FetchEnd::Error(FetchError::Deferred {
-                                url,
-                                reason: held(self.clock.now(), until, reason),
-                            }))
-                        } else {
-                            Step::Again(until)
-                        }
-                    }
-                    Verdict::Invalid(reason) => {
-                        Step::Done(FetchEnd::Error(FetchError::Invalid { url, reason }))
-                    }
-                    Verdict::Ready => Step::Again(self.clock.now()),
-                });
-            }
-        };
-        let accept_key = f.accept.unwrap_or("");
-        let validators = if f.conditional {
-            self.store.validators(&url, accept_key)?
-        } else {
-            None
-        };
-        let req = Request {
-            accept: f.accept,
-            validators: validators.as_ref(),
-            limit: BodyLimit::Fail(self.config.max_body),
-        };
-        let result = self.send(&permit, &url, &req, progress)?;
+    fn sleep_until(&mut self, until: Timestamp, progress: &mut dyn Progress) {
         let now = self.clock.now();
-        let (retry_after, what) = match result {
-            Err(HttpError::Transport {
-                reason, timed_out, ..
-            }) => {
-                if timed_out {
-                    *self.timeouts.entry(permit.host().to_string()).or_default() += 1;
-                    if let Some(why) = self.timed_out_host(&url) {
-                        return Ok(Step::Done(FetchEnd::Error(FetchError::Deferred {
-                            url,
-                            reason: format!("{reason}; {why}"),
-                        })));
-                    }
-                }
-                (None, reason)
-            }
-            Err(e) => {
-                return Ok(Step::Done(FetchEnd::Error(FetchError::Failed {
-                    url,
-                    reason: match e {
-                        HttpError::TooLarge { limit, .. } => {
-                            format!("too large (more than {limit} bytes)")
-                        }
-                        other => other.to_string(),
-                    },
-                })))
-            }
-            Ok(resp) => {
-                let s = resp.status;
-                if (300..400).contains(&s) && s != 304 {
-                    let next = resp
-                        .location
-                        .as_deref()
-                        .and_then(|l| url::Url::parse(&url).ok()?.join(l).ok());
-                    return Ok(match next {
-                        None => Step::Done(FetchEnd::Error(FetchError::Failed {
-                            url,
-                            reason: format!("HTTP {s} without a usable Location"),
-                        })),
-                        Some(n) if !matches!(n.scheme(), "http" | "https") => {
-                            Step::Done(FetchEnd::Error(FetchError::Failed {
-                                url,
-                                reason: format!("redirect to a non-http(s) URL {n}"),
-                            }))
-                        }
-                        Some(_) if f.hops >= MAX_REDIRECTS => {
-                            Step::Done(FetchEnd::Error(FetchError::Failed {
-                                url: f.original.clone(),
-                                reason: format!("more than {MAX_REDIRECTS} redirects"),
-                            }))
-                        }
-                        Some(n) => {
-                            // The retry budget (R5: at most 5) is the
-                            // target's, not the hop's: resetting it here
-                            // let one target cost up to 36 requests.
-                            f.hops += 1;
-                            f.url = n.to_string();
-                            // Only the section 5 URL itself is exempt from
-                            // R3 and R2 (`admit_operator`); wherever it
-                            // redirects to is an ordinary hop: full gate.
-                            f.operator = false;
-                            Step::Again(now)
-                        }
-                    });
-                }
-                if is_retryable_status(s) {
-                    let ra = resp
-                        .retry_after
-                        .as_deref()
-                        .and_then(|v| wr_core::retry_after::parse_retry_after(v, now).ok());
-                    (ra, format!("HTTP {s}"))
-                } else {
-                    return Ok(Step::Done(FetchEnd::Response {
-                        resp,
-                        final_url: url,
-                        sent: validators,
-                    }));
-                }
-            }
-        };
-        // R5: retry with Retry-After or full-jitter backoff.
-        let host = permit.host().to_string();
-        match self
-            .backoff
-            .next(f.attempt, retry_after, self.jitter.unit())
-        {
-            BackoffStep::GiveUp => {
-                self.hold(&host, now.saturating_add(FAILURE_COOLDOWN), true)?;
-                Ok(Step::Done(FetchEnd::Error(FetchError::Failed {
-                    url,
-                    reason: format!(
-                        "{what} after {} retries; leaving {host} alone for {} min",
-                        f.attempt,
-                        FAILURE_COOLDOWN.as_secs() / 60
-                    ),
-                })))
-            }
-            BackoffStep::Retry { after } => {
-                let until = now.saturating_add(after);
-                self.hold(&host, until, false)?;
-                if after > self.config.max_wait {
-                    return Ok(Step::Done(FetchEnd::Error(FetchError::Deferred {
-                        url,
-                        reason: format!(
-                            "{what} with Retry-After {} s, longer than this run waits ({} s); deferred to a later run",
-                            after.as_secs(),
-                            self.config.max_wait.as_secs()
-                        ),
-                    })));
-                }
-                f.attempt += 1;
-                Ok(Step::Again(until))
-            }
+        if until > now {
+            let d = now.until(until);
+            progress.event(Event::Waiting { duration: d, until });
+            self.clock.sleep(d);
         }
     }
 
-    /// Why `url`'s host is not asked again in this run, if it timed out
-    /// too often.
-    fn timed_out_host(&self, url: &str) -> Option<String> {
-        // Nearly always empty: skip parsing the URL again.
-        if self.timeouts.is_empty() {
-            return None;
-        }
-        let host = host_key(&CoreUrl::parse(url).ok()?);
-        let n = *self.timeouts.get(&host)?;
-        (n >= TIMEOUTS_PER_RUN).then(|| {
-            format!("{host} timed out {n} times in this run; left alone until the next run")
-        })
-    }
+    // ---- one GET (selftest) ------------------------------------------------
 
-    fn fetch_to_end(
+    fn get_to_end(
         &mut self,
-        mut f: FetchOp,
+        mut m: Get,
         progress: &mut dyn Progress,
-    ) -> Result<FetchEnd, StoreError> {
-        loop {
-            match self.step_fetch(&mut f, progress)? {
-                Step::Again(t) => self.sleep_until(t, progress),
-                Step::Done(end) => return Ok(end),
-            }
-        }
-    }
-
-    fn to_fetched(original: &str, end: FetchEnd) -> Result<Fetched, FetchError> {
-        match end {
-            FetchEnd::Response {
-                resp, final_url, ..
-            } => Ok(Fetched {
-                url: original.to_string(),
-                final_url,
-                status: resp.status,
-                content_type: resp.content_type,
-                body: resp.body,
+    ) -> Result<Result<Fetched, FetchError>, PipelineError> {
+        let original = m.original().to_string();
+        Ok(match self.finish(&mut m, progress)? {
+            GetOutcome::Response { response, url, .. } => Ok(Fetched {
+                url: original,
+                final_url: url,
+                status: response.status,
+                content_type: response.content_type,
+                body: response.body,
             }),
-            FetchEnd::Error(e) => Err(e),
-        }
+            GetOutcome::DeniedBlocklist { url, domain, .. } => {
+                Err(FetchError::DeniedBlocklist { url, domain })
+            }
+            GetOutcome::DeniedRobots { url, rule, line } => {
+                Err(FetchError::DeniedRobots { url, rule, line })
+            }
+            GetOutcome::Deferred { url, reason, .. } => Err(FetchError::Deferred { url, reason }),
+            GetOutcome::Invalid { url, reason } => Err(FetchError::Invalid { url, reason }),
+            GetOutcome::Failed { url, reason } => Err(FetchError::Failed { url, reason }),
+        })
     }
 
     /// One gated GET of `url` (not conditional), with redirects (each hop
@@ -1259,10 +673,12 @@ impl Pipeline {
         accept: Option<&'static str>,
         progress: &mut dyn Progress,
     ) -> Result<Result<Fetched, FetchError>, PipelineError> {
-        let mut op = FetchOp::new(url, accept);
-        op.conditional = false;
-        let end = self.fetch_to_end(op, progress)?;
-        Ok(Self::to_fetched(url, end))
+        let m = Get::new(&resolved(url), accept).unconditional();
+        let mut r = self.get_to_end(m, progress)?;
+        if let Ok(f) = &mut r {
+            f.url = url.to_string();
+        }
+        Ok(r)
     }
 
     /// Fetches a section 5 operator resource (`path` under the operator
@@ -1275,11 +691,7 @@ impl Pipeline {
         progress: &mut dyn Progress,
     ) -> Result<Result<Fetched, FetchError>, PipelineError> {
         let url = self.operator_url(path);
-        let mut op = FetchOp::new(&url, accept);
-        op.conditional = false;
-        op.operator = true;
-        let end = self.fetch_to_end(op, progress)?;
-        Ok(Self::to_fetched(&url, end))
+        self.get_to_end(Get::operator(&url, accept), progress)
     }
 
     /// Records that the items of `report` reached the reader (the digest
@@ -1315,7 +727,7 @@ impl Pipeline {
         // Judged in the form that would be sent (see `resolved`); the
         // report names the URL as the caller wrote it.
         let target = resolved(url);
-        let mut robots_tries = 0;
+        let mut robots_asked = false;
         loop {
             let now = self.clock.now();
             if let Ok(u) = CoreUrl::parse(&target) {
@@ -1323,96 +735,113 @@ impl Pipeline {
                 let row = self.store.host(&host)?;
                 apply_host_row(&mut self.gate, &host, row, now);
             }
-            let verdict = own(self.gate.check(&target, now));
-            let report = match verdict {
-                Verdict::NeedBlocklist => {
-                    self.refresh_blocklist(progress)?;
-                    continue;
-                }
-                Verdict::NeedRobots(robots) if robots_tries == 0 => {
-                    robots_tries += 1;
-                    let mut r = RobotsOp {
-                        target: target.clone(),
-                        url: robots,
-                        hops: 0,
-                    };
-                    loop {
-                        match self.step_robots(&mut r, progress)? {
-                            Step::Again(t) => self.sleep_until(t, progress),
-                            Step::Done(Some(e)) => {
-                                return Ok(CheckReport::Deferred {
-                                    url: url.to_string(),
-                                    reason: e.to_string(),
-                                })
-                            }
-                            Step::Done(None) => break,
-                        }
+            let url = url.to_string();
+            let next = match self.gate.check(&target, now) {
+                Decision::NeedBlocklist => None,
+                Decision::NeedRobots(robots) if !robots_asked => Some(robots),
+                d => return Ok(self.report_check(url, &target, d, now)),
+            };
+            match next {
+                None => self.refresh_blocklist(progress)?,
+                Some(robots) => {
+                    robots_asked = true;
+                    let mut m = RobotsFetch::new(&target, &robots);
+                    if let Err(d) = self.finish(&mut m, progress)? {
+                        return Ok(CheckReport::Deferred {
+                            url,
+                            reason: format!("{}: deferred: {}", d.url, d.reason),
+                        });
                     }
-                    continue;
                 }
-                Verdict::NeedRobots(robots) => CheckReport::Deferred {
-                    url: url.to_string(),
-                    reason: format!("{robots} could not be obtained"),
-                },
-                Verdict::DenyBlocklist { domain, reason } => CheckReport::DeniedBlocklist {
-                    url: url.to_string(),
-                    domain,
-                    reason,
-                },
-                Verdict::DenyRobots { rule, line } => CheckReport::DeniedRobots {
-                    url: url.to_string(),
+            }
+        }
+    }
+
+    /// The report for the gate's decision `d` on `target` (`url` as the
+    /// caller wrote it).
+    fn report_check(
+        &self,
+        url: String,
+        target: &str,
+        d: Decision<'_>,
+        now: Timestamp,
+    ) -> CheckReport {
+        match d {
+            Decision::NeedBlocklist | Decision::NeedRobots(_) => CheckReport::Deferred {
+                url,
+                reason: format!("{d}: it could not be obtained"),
+            },
+            Decision::DenyBlocklist(b) => CheckReport::DeniedBlocklist {
+                url,
+                domain: b.domain.clone(),
+                reason: b.reason.clone(),
+            },
+            Decision::DenyRobots(v) => {
+                let (rule, line) = fetch::denial_rule(&v);
+                CheckReport::DeniedRobots { url, rule, line }
+            }
+            Decision::Deferred { reason, .. } => CheckReport::Deferred {
+                url,
+                reason: format!("robots.txt unreachable ({reason})"),
+            },
+            Decision::BlocklistUnavailable { reason, .. } => CheckReport::Deferred {
+                url,
+                reason: format!(
+                    "the operator blocklist could not be obtained ({reason}); not fetching without it (R3)"
+                ),
+            },
+            Decision::Invalid(e) => CheckReport::Invalid {
+                url,
+                reason: e.to_string(),
+            },
+            Decision::NotOperatorResource => CheckReport::Invalid {
+                url,
+                reason: d.to_string(),
+            },
+            // A hold (R5 Retry-After, or the cool-down after repeated
+            // failures) is not a pause before an allowed request: the host
+            // will not be asked before then, whatever the caller does next.
+            // Say so, with the instant.
+            Decision::Wait {
+                until,
+                reason: reason @ (WaitReason::Backoff | WaitReason::Cooldown),
+            } => CheckReport::Deferred {
+                url,
+                reason: fetch::held(now, until, reason),
+            },
+            Decision::Ready | Decision::Wait { .. } => {
+                let wait_ms = match d {
+                    Decision::Wait { until, .. } => now.until(until).as_millis() as u64,
+                    _ => 0,
+                };
+                let (host, rule, line) = match CoreUrl::parse(target) {
+                    Ok(u) => {
+                        let decided = self
+                            .gate
+                            .robots_policy(&u)
+                            .and_then(|(p, _)| p.check(u.path_and_query).rule)
+                            .map(|r| {
+                                (
+                                    format!(
+                                        "{}: {}",
+                                        r.kind.as_str(),
+                                        String::from_utf8_lossy(r.pattern)
+                                    ),
+                                    r.line,
+                                )
+                            });
+                        (host_key(&u), decided.as_ref().map(|d| d.0.clone()), decided.map(|d| d.1))
+                    }
+                    Err(_) => (String::new(), None, None),
+                };
+                CheckReport::Allowed {
+                    url,
+                    wait_ms,
+                    spacing_ms: self.gate.spacing(&host).as_millis() as u64,
                     rule,
                     line,
-                },
-                Verdict::Deferred { reason, .. } => CheckReport::Deferred {
-                    url: url.to_string(),
-                    reason,
-                },
-                Verdict::Invalid(reason) => CheckReport::Invalid {
-                    url: url.to_string(),
-                    reason,
-                },
-                // A hold (R5 Retry-After, or the cool-down after repeated
-                // failures) is not a pause before an allowed request: the
-                // host will not be asked before then, whatever the caller
-                // does next. Say so, with the instant.
-                Verdict::Wait {
-                    until,
-                    reason: reason @ (WaitReason::Backoff | WaitReason::Cooldown),
-                } => CheckReport::Deferred {
-                    url: url.to_string(),
-                    reason: held(now, until, reason),
-                },
-                Verdict::Ready | Verdict::Wait { .. } => {
-                    let wait_ms = match verdict {
-                        Verdict::Wait { until, .. } => now.until(until).as_millis() as u64,
-                        _ => 0,
-                    };
-                    let (host, rule, line) = match CoreUrl::parse(&target) {
-                        Ok(u) => {
-                            let (rule, line) = match self.gate.robots_policy(&u) {
-                                Some((p, _)) => match p.check(u.path_and_query).rule {
-                                    Some(r) => {
-                                        (Some(rule_text(r.kind.as_str(), r.pattern)), Some(r.line))
-                                    }
-                                    None => (None, None),
-                                },
-                                None => (None, None),
-                            };
-                            (host_key(&u), rule, line)
-                        }
-                        Err(_) => (String::new(), None, None),
-                    };
-                    CheckReport::Allowed {
-                        url: url.to_string(),
-                        wait_ms,
-                        spacing_ms: self.gate.spacing(&host).as_millis() as u64,
-                        rule,
-                        line,
-                    }
                 }
-            };
-            return Ok(report);
+            }
         }
     }
 
@@ -1429,7 +858,7 @@ impl Pipeline {
         self.notices.clear();
         self.requests = 0;
         self.sent_to.clear();
-        self.timeouts.clear();
+        self.run = Run::new(self.config.max_wait, self.config.backoff);
         let started = self.clock.now();
         let mut reports: Vec<Option<SourceReport>> = vec![None; sources.len()];
         let mut jobs: Vec<Option<Job>> = Vec::new();
@@ -1456,16 +885,14 @@ impl Pipeline {
                     continue;
                 }
             }
-            let stage = if s.feed.is_some() {
-                Stage::Feed
-            } else {
-                Stage::Page
-            };
+            // URLs are parsed and put in the form that is sent once, here.
+            let page = resolved(&s.url);
+            let llms = format!("{}/llms.txt", origin_base(&page).unwrap_or_default());
+            let feed = s.feed.as_deref().map(resolved);
             jobs.push(Some(Job {
                 index: i,
                 source: s.clone(),
-                stage,
-                op: None,
+                fetch: SourceFetch::new(&page, feed.as_deref(), &llms),
             }));
             if let Some(job) = jobs.last().and_then(Option::as_ref) {
                 self.queue(&mut sched, jobs.len() - 1, job, started);
@@ -1495,7 +922,7 @@ impl Pipeline {
                     // cool-down): that wait is the gate's to turn into
                     // "deferred", never the scheduler's to sleep on, so
                     // those jobs wake as queued and hear it from the gate.
-                    let horizon = self.max_wait_end();
+                    let horizon = self.run.horizon(self.clock.now());
                     for host in std::mem::take(&mut self.sent_to) {
                         if let Some(at) = self.gate.next_slot(&host).filter(|&at| at <= horizon) {
                             sched.host_free_at(&host, at);
@@ -1529,37 +956,36 @@ impl Pipeline {
 
     /// Queues job `j` with the host its next request goes to, so the
     /// scheduler can serve the host with the longest remaining chain first
-    /// (see [`crate::schedule`]). Only an ordering hint: the step itself
-    /// asks the gate.
+    /// (see [`crate::schedule`]). Only an ordering hint: the machine asks
+    /// the gate itself. A job the gate will answer without a request (a
+    /// denial, a deferral) is not made to wait for its host's slot: spec 7
+    /// puts R2 and R3 before R4.
     fn queue(&self, sched: &mut Schedule<usize>, j: usize, job: &Job, ready_at: Timestamp) {
-        let url = match &job.op {
-            Some(FetchOp {
-                robots: Some(r), ..
-            }) => r.url.clone(),
-            Some(f) => f.url.clone(),
-            None => Self::stage_op(job).url,
-        };
-        match CoreUrl::parse(&url) {
-            Ok(u) => {
-                let host = host_key(&u);
+        let answered_without_request = matches!(
+            self.gate.check(job.fetch.url(), ready_at),
+            Decision::DenyBlocklist(_)
+                | Decision::DenyRobots(_)
+                | Decision::Deferred { .. }
+                | Decision::BlocklistUnavailable { .. }
+                | Decision::Invalid(_)
+        );
+        match job.fetch.next_host() {
+            Some(host) if !answered_without_request => {
                 let spacing = self.gate.spacing(&host);
                 sched.push_on(j, ready_at, &host, spacing);
             }
-            Err(_) => sched.push(j, ready_at),
+            _ => sched.push(j, ready_at),
         }
     }
 
-    fn stage_op(job: &Job) -> FetchOp {
-        match job.stage {
-            Stage::Feed => FetchOp::new(
-                job.source.feed.as_deref().unwrap_or(&job.source.url),
-                Some(FEED_ACCEPT),
-            ),
-            Stage::Page => FetchOp::new(&job.source.url, Some(MARKDOWN_ACCEPT)),
-            Stage::LlmsTxt => {
-                let base = origin_base(&job.source.url).unwrap_or_default();
-                FetchOp::new(&format!("{base}/llms.txt"), Some(LLMS_ACCEPT))
-            }
+    /// Items from a body R9 handed out, or why there are none.
+    fn extract(x: &Extract) -> Result<Vec<Item>, String> {
+        match x.parser {
+            Parser::Feed => extract::feed(&x.response.body, &x.url).map_err(|e| e.to_string()),
+            Parser::Markdown => Ok(extract::markdown(
+                &String::from_utf8_lossy(&x.response.body),
+                &x.url,
+            )),
         }
     }
 
@@ -1569,140 +995,44 @@ impl Pipeline {
         options: RunOptions,
         progress: &mut dyn Progress,
     ) -> Result<Step<SourceReport>, StoreError> {
-        let mut op = job.op.take().unwrap_or_else(|| Self::stage_op(job));
-        let end = match self.step_fetch(&mut op, progress)? {
-            Step::Again(t) => {
-                job.op = Some(op);
-                return Ok(Step::Again(t));
-            }
-            Step::Done(end) => end,
+        let event = match self.step(&mut job.fetch, progress)? {
+            Step::Again(t) => return Ok(Step::Again(t)),
+            Step::Done(event) => event,
         };
         let now = self.clock.now();
         let name = job.source.name.clone();
-        let accept = op.accept.unwrap_or("");
-        let outcome: Outcome = match (job.stage, end) {
-            (_, FetchEnd::Error(e)) => match (job.stage, e) {
-                (Stage::LlmsTxt, FetchError::DeniedRobots { url, rule, line }) => Outcome::Status(SourceStatus::LeftOut {
-                    reason: format!("no feed, no markdown, and {url} is disallowed by robots.txt ({rule}, line {line})"),
-                }),
-                (Stage::LlmsTxt, FetchError::DeniedBlocklist { url, domain }) => Outcome::Status(SourceStatus::LeftOut {
-                    reason: format!("no feed, no markdown, and {url} is on the operator blocklist ({domain})"),
-                }),
-                (_, FetchError::DeniedRobots { url, rule, line }) => Outcome::Status(SourceStatus::DeniedRobots { url, rule, line }),
-                (_, FetchError::DeniedBlocklist { url, domain }) => Outcome::Status(SourceStatus::DeniedBlocklist { url, domain }),
-                (_, FetchError::Deferred { url, reason }) => Outcome::Status(SourceStatus::Deferred {
-                    reason: format!("{url}: {reason}"),
-                    until: None,
-                }),
-                (_, FetchError::Invalid { url, reason }) => Outcome::Status(SourceStatus::Failed {
-                    reason: format!("{url}: invalid URL: {reason}"),
-                }),
-                (_, FetchError::Failed { url, reason }) => Outcome::Status(SourceStatus::Failed {
-                    reason: format!("{url}: {reason}"),
-                }),
-            },
-            (stage, FetchEnd::Response { resp, final_url, sent }) => {
-                let kind = content_kind(resp.content_type.as_deref());
-                let validators = |kind: &str| Validators {
-                    etag: resp.etag.clone(),
-                    last_modified: resp.last_modified.clone(),
-                    kind: Some(kind.to_string()),
-                };
-                let sent_kind = sent.as_ref().and_then(|v| v.kind.clone());
-                match (stage, resp.status) {
-                    (_, 304) => match (stage, sent_kind.as_deref()) {
-                        (Stage::Page, Some("other")) | (Stage::Page, None) => Outcome::Next(Stage::LlmsTxt),
-                        (_, k) => Outcome::NotModified {
-                            method: k.and_then(Method::parse).unwrap_or(match stage {
-                                Stage::Feed => Method::Feed,
-                                Stage::Page => Method::Markdown,
-                                Stage::LlmsTxt => Method::LlmsTxt,
-                            }),
-                            final_url,
+        let report = match event {
+            SourceEvent::Extract(x) => match Self::extract(&x) {
+                Err(reason) => {
+                    job.fetch.extract_failed(&reason);
+                    return Ok(Step::Again(now));
+                }
+                Ok(items) => {
+                    let validators = Validators {
+                        etag: x.response.etag.clone(),
+                        last_modified: x.response.last_modified.clone(),
+                        kind: Some(x.method.as_str().to_string()),
+                    };
+                    let new = self.store.record_fetch(
+                        &name,
+                        x.method.as_str(),
+                        &x.url,
+                        &items,
+                        Some((&x.url, x.accept, &validators)),
+                        now,
+                    )?;
+                    SourceReport {
+                        name: name.clone(),
+                        status: SourceStatus::Ok {
+                            not_modified: false,
                         },
-                    },
-                    (Stage::Feed, 200..=299) => {
-                        if kind == ContentKind::Html {
-                            Outcome::Status(SourceStatus::Failed {
-                                reason: format!("{final_url}: the declared feed answered HTML (never scraped, R9)"),
-                            })
-                        } else {
-                            match extract::feed(&resp.body, &final_url) {
-                                Ok(items) => Outcome::Items { method: Method::Feed, items, final_url, validators: validators("feed") },
-                                Err(e) => Outcome::Status(SourceStatus::Failed {
-                                    reason: format!("{final_url}: {e}"),
-                                }),
-                            }
-                        }
+                        items: if options.all { items } else { new },
+                        method: Some(method(x.method)),
+                        fetched_url: Some(x.url),
                     }
-                    (Stage::Page, 200..=299) => match kind {
-                        ContentKind::Markdown => {
-                            let items = extract::markdown(&String::from_utf8_lossy(&resp.body), &final_url);
-                            Outcome::Items { method: Method::Markdown, items, final_url, validators: validators("markdown") }
-                        }
-                        ContentKind::Feed => match extract::feed(&resp.body, &final_url) {
-                            Ok(items) => Outcome::Items { method: Method::Feed, items, final_url, validators: validators("feed") },
-                            Err(_) => Outcome::Next(Stage::LlmsTxt),
-                        },
-                        _ => {
-                            self.store.put_validators(&final_url, accept, &validators("other"), now)?;
-                            Outcome::Next(Stage::LlmsTxt)
-                        }
-                    },
-                    (Stage::LlmsTxt, 200..=299) => match kind {
-                        ContentKind::Markdown | ContentKind::PlainText => {
-                            let items = extract::markdown(&String::from_utf8_lossy(&resp.body), &final_url);
-                            Outcome::Items { method: Method::LlmsTxt, items, final_url, validators: validators("llms-txt") }
-                        }
-                        ContentKind::Html => Outcome::Status(SourceStatus::LeftOut {
-                            reason: format!("no feed, no markdown, and {final_url} answered HTML (never scraped, R9)"),
-                        }),
-                        _ => Outcome::Status(SourceStatus::LeftOut {
-                            reason: format!(
-                                "no feed, no markdown, and {final_url} answered {}",
-                                resp.content_type.as_deref().unwrap_or("no Content-Type")
-                            ),
-                        }),
-                    },
-                    (Stage::LlmsTxt, s) => Outcome::Status(SourceStatus::LeftOut {
-                        reason: format!("no feed declared, no markdown offered, no llms.txt ({final_url}: HTTP {s})"),
-                    }),
-                    (_, s) => Outcome::Status(SourceStatus::Failed {
-                        reason: format!("{final_url}: HTTP {s}"),
-                    }),
                 }
-            }
-        };
-        let report = match outcome {
-            Outcome::Next(stage) => {
-                job.stage = stage;
-                return Ok(Step::Again(now));
-            }
-            Outcome::Items {
-                method,
-                items,
-                final_url,
-                validators,
-            } => {
-                let new = self.store.record_fetch(
-                    &name,
-                    method.as_str(),
-                    &final_url,
-                    &items,
-                    Some((&final_url, accept, &validators)),
-                    now,
-                )?;
-                SourceReport {
-                    name: name.clone(),
-                    status: SourceStatus::Ok {
-                        not_modified: false,
-                    },
-                    items: if options.all { items } else { new },
-                    method: Some(method),
-                    fetched_url: Some(final_url),
-                }
-            }
-            Outcome::NotModified { method, final_url } => SourceReport {
+            },
+            SourceEvent::Finished(SourceOutcome::NotModified { method: m, url }) => SourceReport {
                 name: name.clone(),
                 status: SourceStatus::Ok { not_modified: true },
                 items: if options.all {
@@ -1712,12 +1042,12 @@ impl Pipeline {
                     // fetched and never delivered is still owed.
                     self.store.pending_items(&name)?
                 },
-                method: Some(method),
-                fetched_url: Some(final_url),
+                method: Some(method(m)),
+                fetched_url: Some(url),
             },
-            Outcome::Status(status) => SourceReport {
+            SourceEvent::Finished(outcome) => SourceReport {
                 name: name.clone(),
-                status: status.cleaned(),
+                status: SourceStatus::from(outcome).cleaned(),
                 items: Vec::new(),
                 method: None,
                 fetched_url: None,
@@ -1730,20 +1060,33 @@ impl Pipeline {
     }
 }
 
-enum Outcome {
-    Next(Stage),
-    Items {
-        method: Method,
-        items: Vec<Item>,
-        final_url: String,
-        /// Stored with the items, in one transaction (R7, R11).
-        validators: Validators,
-    },
-    NotModified {
-        method: Method,
-        final_url: String,
-    },
-    Status(SourceStatus),
+/// How the digest names an R9 stage.
+fn method(stage: Stage) -> Method {
+    match stage {
+        Stage::Feed => Method::Feed,
+        Stage::Markdown => Method::Markdown,
+        Stage::LlmsTxt => Method::LlmsTxt,
+    }
+}
+
+impl From<SourceOutcome> for SourceStatus {
+    fn from(o: SourceOutcome) -> SourceStatus {
+        match o {
+            SourceOutcome::NotModified { .. } => SourceStatus::Ok { not_modified: true },
+            SourceOutcome::DeniedBlocklist { url, domain } => {
+                SourceStatus::DeniedBlocklist { url, domain }
+            }
+            SourceOutcome::DeniedRobots { url, rule, line } => {
+                SourceStatus::DeniedRobots { url, rule, line }
+            }
+            SourceOutcome::Deferred { reason, until } => SourceStatus::Deferred {
+                reason,
+                until: until.map(|t| t.0),
+            },
+            SourceOutcome::LeftOut { reason } => SourceStatus::LeftOut { reason },
+            SourceOutcome::Failed { reason } => SourceStatus::Failed { reason },
+        }
+    }
 }
 
 fn apply_host_row(gate: &mut Gate, host: &str, row: HostRow, now: Timestamp) {

@@ -28,14 +28,6 @@ impl Method {
             Method::LlmsTxt => "llms-txt",
         }
     }
-    pub(crate) fn parse(s: &str) -> Option<Method> {
-        match s {
-            "feed" => Some(Method::Feed),
-            "markdown" => Some(Method::Markdown),
-            "llms-txt" => Some(Method::LlmsTxt),
-            _ => None,
-        }
-    }
 }
 
 /// The outcome of one source.

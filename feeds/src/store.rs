@@ -282,6 +282,35 @@ impl Store {
         }
     }
 
+    /// R4a for the fetch machines: inside one `BEGIN IMMEDIATE` transaction,
+    /// reads `host`'s row and passes it to `decide`, which returns its value
+    /// and, when it took a slot, the host and instant to record. Nothing is
+    /// written otherwise.
+    pub fn reserve_slot<T>(
+        &mut self,
+        host: &str,
+        decide: impl FnOnce(HostRow) -> (T, Option<(String, Timestamp)>),
+    ) -> Result<T> {
+        let err = sql_error(&self.path);
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(&err)?;
+        let row = read_host(&tx, host).map_err(&err)?;
+        let (value, slot) = decide(row);
+        if let Some((slot_host, at)) = slot {
+            tx.execute(
+                "INSERT INTO hosts(host, last_request) VALUES (?1, ?2)
+                 ON CONFLICT(host) DO UPDATE SET last_request =
+                   max(coalesce(last_request, 0), excluded.last_request)",
+                params![slot_host, sql_ts(at)],
+            )
+            .map_err(&err)?;
+        }
+        tx.commit().map_err(&err)?;
+        Ok(value)
+    }
+
     /// R5: nothing goes to `host` before `until` (never shortens a hold).
     pub fn hold(&self, host: &str, until: Timestamp, cooldown: bool) -> Result<()> {
         let reason = if cooldown { "cooldown" } else { "backoff" };

@@ -1,0 +1,447 @@
+//! One gated GET: the gate for every hop and retry, the robots.txt it
+//! needs, redirects, and R5 retries under one budget per target.
+//!
+//! * Every request (the first, each redirect hop, each retry) is admitted
+//!   by the gate again: R3, then R2, then R4. A hop to a blocked host or a
+//!   disallowed path ends the GET there, denied, naming the hop.
+//! * The retry budget (R5: at most five) belongs to the target, not to the
+//!   hop: a chain of redirects shares it, so one target costs at most
+//!   1 + 5 + [`MAX_REDIRECTS`] requests.
+//! * 429, 500, 502, 503 and 504 and network errors are retried after the
+//!   Retry-After or the jittered backoff, which also holds the host for
+//!   every other request. A wait past the run's patience defers the target
+//!   to a later run; retries run out into a one-hour cool-down of the host.
+//! * A timeout counts against the host: after [`super::TIMEOUTS_PER_RUN`]
+//!   the host is left alone for the rest of the run.
+//! * A local failure (the request could not be made, the answer was not
+//!   HTTP) and a body past the limit fail at once: retrying meets the same
+//!   refusal, and holding the host for it would punish its other sources.
+
+use super::robots::{Deferral, RobotsFetch};
+use super::{
+    held, host_of, is_web, Action, BodyLimit, Ctx, Failure, FailureKind, Machine, Request,
+    Response, MAX_REDIRECTS,
+};
+use crate::backoff::{is_retryable_status, BackoffStep};
+use crate::constants::FAILURE_COOLDOWN;
+use crate::gate::{Decision, WaitReason};
+use crate::robots::Reading;
+use crate::time::Timestamp;
+use alloc::format;
+use alloc::string::{String, ToString};
+use core::time::Duration;
+
+/// How a GET ended: the one type a source's outcome is made from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum GetOutcome {
+    /// A final answer: 2xx, 304, or a status that is not retried.
+    Response {
+        /// As it came off the wire.
+        response: Response,
+        /// The URL that answered (after redirects).
+        url: String,
+        /// The representation kind of the validators sent, if any (R7).
+        sent_kind: Option<String>,
+    },
+    /// R3 refused `url` (the target or a hop).
+    DeniedBlocklist {
+        /// The URL refused.
+        url: String,
+        /// The listed domain.
+        domain: String,
+        /// Its reason in the list.
+        reason: String,
+    },
+    /// R2 refused `url` (the target or a hop).
+    DeniedRobots {
+        /// The URL refused.
+        url: String,
+        /// The deciding rule, e.g. `Disallow: /private`, with the reading
+        /// that denied when it is not the spec's own.
+        rule: String,
+        /// Its line in robots.txt (0 when no rule decided).
+        line: u32,
+    },
+    /// Not in this run.
+    Deferred {
+        /// The URL held back.
+        url: String,
+        /// Why, with the instant when there is one.
+        reason: String,
+        /// Not before, when known.
+        until: Option<Timestamp>,
+    },
+    /// Not an absolute http(s) URL (or not an operator resource).
+    Invalid {
+        /// As given.
+        url: String,
+        /// Why.
+        reason: String,
+    },
+    /// A failure that ends the GET: too many redirects, retries exhausted,
+    /// a local error, a body past the limit.
+    Failed {
+        /// The URL.
+        url: String,
+        /// Why.
+        reason: String,
+    },
+}
+
+/// The text of a robots.txt denial as reports show it.
+pub fn denial_rule(d: &crate::robots::Verdict<'_>) -> (String, u32) {
+    match d.rule {
+        Some(r) => {
+            let rule = format!(
+                "{}: {}",
+                r.kind.as_str(),
+                String::from_utf8_lossy(r.pattern)
+            );
+            if d.reading == Reading::Spec {
+                (rule, r.line)
+            } else {
+                (format!("{rule} in {}", d.reading.as_str()), r.line)
+            }
+        }
+        None => (d.to_string(), 0),
+    }
+}
+
+/// One gated GET.
+#[derive(Debug, Clone)]
+pub struct Get {
+    original: String,
+    url: String,
+    host: Option<String>,
+    accept: Option<&'static str>,
+    conditional: bool,
+    operator: bool,
+    hops: u8,
+    attempt: u32,
+    robots: Option<RobotsFetch>,
+    /// The host of the request in flight.
+    sent: Option<String>,
+    end: Option<GetOutcome>,
+}
+
+impl Get {
+    /// A GET of `url` (absolute, already in the form that is sent) with
+    /// `Accept: accept`, conditional on stored validators (R7).
+    pub fn new(url: &str, accept: Option<&'static str>) -> Get {
+        Get {
+            original: url.to_string(),
+            url: url.to_string(),
+            host: host_of(url),
+            accept,
+            conditional: true,
+            operator: false,
+            hops: 0,
+            attempt: 0,
+            robots: None,
+            sent: None,
+            end: None,
+        }
+    }
+
+    /// The same GET without validators.
+    pub fn unconditional(mut self) -> Get {
+        self.conditional = false;
+        self
+    }
+
+    /// A GET of one of the operator's section 5 resources: R4 only for the
+    /// resource itself ([`crate::gate::Gate::admit_operator`]); wherever it
+    /// redirects to is an ordinary hop, gated in full.
+    pub fn operator(url: &str, accept: Option<&'static str>) -> Get {
+        let mut g = Get::new(url, accept).unconditional();
+        g.operator = true;
+        g
+    }
+
+    /// The URL as first asked for.
+    pub fn original(&self) -> &str {
+        &self.original
+    }
+
+    /// The URL the next request goes to (a robots.txt fetch included).
+    pub fn url(&self) -> &str {
+        match &self.robots {
+            Some(r) => r.url(),
+            None => &self.url,
+        }
+    }
+
+    /// The `Accept` sent.
+    pub fn accept(&self) -> Option<&'static str> {
+        self.accept
+    }
+
+    fn finish(&mut self, outcome: GetOutcome) {
+        self.end = Some(outcome);
+    }
+
+    fn failed(&mut self, reason: String) {
+        let url = self.url.clone();
+        self.finish(GetOutcome::Failed { url, reason });
+    }
+
+    /// What the gate's refusal means for this GET.
+    fn refused(&mut self, cx: &mut Ctx<'_>, refusal: Refusal) -> Action<GetOutcome> {
+        let url = self.url.clone();
+        let outcome = match refusal {
+            Refusal::NeedBlocklist => return Action::NeedBlocklist,
+            // `admit` only refuses with a reason; ask again.
+            Refusal::Again => return Action::Wait(cx.now),
+            Refusal::NeedRobots(robots) => {
+                // The robots.txt fetch starts now.
+                self.robots = Some(RobotsFetch::new(&self.url, &robots));
+                return self.poll(cx);
+            }
+            Refusal::Wait(until, _) if until <= cx.run.horizon(cx.now) => {
+                return Action::Wait(until)
+            }
+            Refusal::Wait(until, reason) => GetOutcome::Deferred {
+                url,
+                reason: held(cx.now, until, reason),
+                until: Some(until),
+            },
+            Refusal::DenyBlocklist { domain, reason } => GetOutcome::DeniedBlocklist {
+                url,
+                domain,
+                reason,
+            },
+            Refusal::DenyRobots { rule, line } => GetOutcome::DeniedRobots { url, rule, line },
+            Refusal::Deferred { until, reason } => GetOutcome::Deferred {
+                url,
+                reason: format!("robots.txt unreachable ({reason}); deferred for this run"),
+                until: Some(until),
+            },
+            Refusal::Unavailable { until, reason } => GetOutcome::Deferred {
+                url,
+                reason: format!(
+                    "the operator blocklist could not be obtained ({reason}); not fetching \
+                     without it (R3); deferred for this run"
+                ),
+                until: Some(until),
+            },
+            Refusal::Invalid(reason) => GetOutcome::Invalid { url, reason },
+        };
+        Action::Done(outcome)
+    }
+
+    /// R5: another attempt after `retry_after` or the backoff, holding the
+    /// host meanwhile; or the cool-down when the budget is spent.
+    fn retry(&mut self, cx: &mut Ctx<'_>, host: &str, retry_after: Option<Duration>, what: String) {
+        let step = cx.run.backoff.next(self.attempt, retry_after, cx.jitter);
+        match step {
+            BackoffStep::GiveUp => {
+                let until = cx.now.saturating_add(FAILURE_COOLDOWN);
+                cx.run.hold(cx.gate, host, until, WaitReason::Cooldown);
+                self.failed(format!(
+                    "{what} after {} retries; leaving {host} alone for {} min",
+                    self.attempt,
+                    FAILURE_COOLDOWN.as_secs() / 60
+                ));
+            }
+            BackoffStep::Retry { after } => {
+                let until = cx.now.saturating_add(after);
+                cx.run.hold(cx.gate, host, until, WaitReason::Backoff);
+                if after > cx.run.patience {
+                    let url = self.url.clone();
+                    self.finish(GetOutcome::Deferred {
+                        url,
+                        reason: format!(
+                            "{what} with Retry-After {} s, longer than this run waits ({} s); \
+                             deferred to a later run",
+                            after.as_secs(),
+                            cx.run.patience.as_secs()
+                        ),
+                        until: Some(until),
+                    });
+                } else {
+                    self.attempt += 1;
+                }
+            }
+        }
+    }
+}
+
+impl Machine for Get {
+    type Output = GetOutcome;
+
+    fn next_host(&self) -> Option<String> {
+        match &self.robots {
+            Some(r) => r.next_host(),
+            None => self.host.clone(),
+        }
+    }
+
+    fn poll(&mut self, cx: &mut Ctx<'_>) -> Action<GetOutcome> {
+        if let Some(end) = self.end.take() {
+            return Action::Done(end);
+        }
+        if let Some(r) = &mut self.robots {
+            match r.poll(cx) {
+                Action::Done(Ok(())) => self.robots = None,
+                Action::Done(Err(Deferral { url, reason, until })) => {
+                    self.robots = None;
+                    return Action::Done(GetOutcome::Deferred {
+                        url,
+                        reason,
+                        until: Some(until),
+                    });
+                }
+                Action::Send(req) => return Action::Send(req),
+                Action::NeedBlocklist => return Action::NeedBlocklist,
+                Action::Wait(t) => return Action::Wait(t),
+            }
+        }
+        if let Some(reason) = self.host.as_deref().and_then(|h| cx.run.timed_out(h)) {
+            return Action::Done(GetOutcome::Deferred {
+                url: self.url.clone(),
+                reason,
+                until: None,
+            });
+        }
+        let admitted = if self.operator {
+            cx.gate.admit_operator(&self.url, cx.now)
+        } else {
+            cx.gate.admit(&self.url, cx.now)
+        };
+        match admitted {
+            Ok(permit) => {
+                self.sent = Some(permit.host().to_string());
+                Action::Send(Request {
+                    permit,
+                    accept: self.accept,
+                    conditional: self.conditional,
+                    limit: BodyLimit::Document,
+                })
+            }
+            // The decision borrows the gate; own what the answer needs.
+            Err(d) => {
+                let refusal = Refusal::from(d);
+                self.refused(cx, refusal)
+            }
+        }
+    }
+
+    fn handle_response(&mut self, cx: &mut Ctx<'_>, resp: Response, sent_kind: Option<&str>) {
+        if let Some(r) = &mut self.robots {
+            return r.handle_response(cx, resp, sent_kind);
+        }
+        let host = self.sent.take().unwrap_or_default();
+        super::ended(cx, &host);
+        let s = resp.status;
+        if (300..400).contains(&s) && s != 304 {
+            match resp.location {
+                None => self.failed(format!("HTTP {s} without a usable Location")),
+                Some(n) if !is_web(&n) => self.failed(format!("redirect to a non-http(s) URL {n}")),
+                Some(_) if self.hops >= MAX_REDIRECTS => {
+                    let url = self.original.clone();
+                    self.finish(GetOutcome::Failed {
+                        url,
+                        reason: format!("more than {MAX_REDIRECTS} redirects"),
+                    });
+                }
+                Some(n) => {
+                    self.hops += 1;
+                    self.host = host_of(&n);
+                    self.url = n;
+                    // Only the section 5 URL itself is exempt from R3 and
+                    // R2; wherever it redirects to is an ordinary hop.
+                    self.operator = false;
+                }
+            }
+            return;
+        }
+        if is_retryable_status(s) {
+            let after = resp
+                .retry_after
+                .as_deref()
+                .and_then(|v| crate::retry_after::parse_retry_after(v, cx.now).ok());
+            return self.retry(cx, &host, after, format!("HTTP {s}"));
+        }
+        let url = self.url.clone();
+        self.finish(GetOutcome::Response {
+            response: resp,
+            url,
+            sent_kind: sent_kind.map(str::to_string),
+        });
+    }
+
+    fn handle_failure(&mut self, cx: &mut Ctx<'_>, failure: Failure) {
+        if let Some(r) = &mut self.robots {
+            return r.handle_failure(cx, failure);
+        }
+        let host = self.sent.take().unwrap_or_default();
+        super::ended(cx, &host);
+        match failure.kind {
+            FailureKind::TimedOut => {
+                cx.run.note_timeout(&host);
+                if let Some(why) = cx.run.timed_out(&host) {
+                    let url = self.url.clone();
+                    self.finish(GetOutcome::Deferred {
+                        url,
+                        reason: format!("{}; {why}", failure.reason),
+                        until: None,
+                    });
+                } else {
+                    self.retry(cx, &host, None, failure.reason);
+                }
+            }
+            FailureKind::Network => self.retry(cx, &host, None, failure.reason),
+            FailureKind::Local => self.failed(failure.reason),
+            FailureKind::TooLarge { limit } => {
+                self.failed(format!("too large (more than {limit} bytes)"))
+            }
+        }
+    }
+
+    fn take_output(&mut self) -> Option<GetOutcome> {
+        self.end.take()
+    }
+}
+
+/// A gate refusal with its borrowed parts owned, so the machine can change
+/// itself while answering it.
+enum Refusal {
+    NeedBlocklist,
+    NeedRobots(String),
+    Again,
+    Wait(Timestamp, WaitReason),
+    DenyBlocklist { domain: String, reason: String },
+    DenyRobots { rule: String, line: u32 },
+    Deferred { until: Timestamp, reason: String },
+    Unavailable { until: Timestamp, reason: String },
+    Invalid(String),
+}
+
+impl From<Decision<'_>> for Refusal {
+    fn from(d: Decision<'_>) -> Refusal {
+        match d {
+            Decision::NeedBlocklist => Refusal::NeedBlocklist,
+            Decision::NeedRobots(u) => Refusal::NeedRobots(u),
+            Decision::Ready => Refusal::Again,
+            Decision::Wait { until, reason } => Refusal::Wait(until, reason),
+            Decision::DenyBlocklist(b) => Refusal::DenyBlocklist {
+                domain: b.domain.clone(),
+                reason: b.reason.clone(),
+            },
+            Decision::DenyRobots(v) => {
+                let (rule, line) = denial_rule(&v);
+                Refusal::DenyRobots { rule, line }
+            }
+            Decision::Deferred { until, reason } => Refusal::Deferred {
+                until,
+                reason: reason.to_string(),
+            },
+            Decision::BlocklistUnavailable { until, reason } => Refusal::Unavailable {
+                until,
+                reason: reason.to_string(),
+            },
+            Decision::Invalid(e) => Refusal::Invalid(e.to_string()),
+            d @ Decision::NotOperatorResource => Refusal::Invalid(d.to_string()),
+        }
+    }
+}

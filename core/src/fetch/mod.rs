@@ -1,0 +1,393 @@
+//! Every decision of a fetch, as sans-I/O state machines.
+//!
+//! The gate ([`crate::gate`]) says whether one request may go now. A fetch
+//! is more than one request: robots.txt first (section 9.1.1 says what each
+//! of its answers means), redirect hops that are each gated again, R5
+//! retries under one budget per target, Retry-After holds, local errors
+//! that must not be retried, the R9 stages of a source, and the operator's
+//! own section 5 resources. Those decisions live here, in machines that
+//! never touch a socket, a clock, a disk or a random number generator, in
+//! the manner of `quinn-proto`: the driver (the `feeds` crate) feeds them
+//! events and asks what to do next.
+//!
+//! * [`Get`]: one gated GET of a target (or of an operator resource that
+//!   may redirect), with the robots.txt fetch it needs ([`RobotsFetch`]),
+//!   its redirects and its retries;
+//! * [`RobotsFetch`]: one origin's robots.txt and what its answer means;
+//! * [`SourceFetch`]: one declared source through R9 (feed, then
+//!   `Accept: text/markdown`, then `/llms.txt`, else left out);
+//! * [`OperatorGet`] and [`BlocklistRefresh`]: the section 5 resources and
+//!   R3/R3b/R12's rules for adopting, keeping or doing without a blocklist.
+//!
+//! Each machine answers [`Machine::poll`] with an [`Action`]: send this
+//! request under this [`Permit`](crate::gate::Permit), fetch the blocklist
+//! first, wait until an instant, or done with an outcome. The driver sends
+//! and reports back with [`Machine::handle_response`] or
+//! [`Machine::handle_failure`]. What must outlive the machine (a hold, a
+//! robots.txt to store, a notice for the reader) is queued on the [`Run`]
+//! as an [`Effect`] for the driver to persist. Tests drive the machines
+//! with made-up responses and instants; no server, no sleeping.
+//!
+//! What the driver still does, because it is I/O or parsing rather than a
+//! decision: it resolves a `Location` against the request URL (with a
+//! WHATWG parser, so `..` and `%2e` are gone before R2 judges the hop), it
+//! looks up and stores validators, it extracts items from bodies, and it
+//! validates the blocklist document against its JSON schema.
+
+mod content;
+mod get;
+mod operator;
+mod robots;
+mod source;
+
+pub use content::{content_kind, ContentKind};
+pub use get::{denial_rule, Get, GetOutcome};
+pub use operator::{
+    BlocklistRefresh, OperatorFailure, OperatorGet, OperatorOutcome, RefreshEvent, Refreshed,
+    Stored,
+};
+pub use robots::{Deferral, RobotsFetch};
+pub use source::{
+    Extract, Parser, SourceEvent, SourceFetch, SourceOutcome, Stage, FEED_ACCEPT, LLMS_ACCEPT,
+    MARKDOWN_ACCEPT,
+};
+
+use crate::backoff::Backoff;
+use crate::blocklist::Blocklist;
+use crate::gate::{Gate, Permit, WaitReason};
+use crate::time::Timestamp;
+use alloc::collections::BTreeMap;
+use alloc::string::String;
+use alloc::vec::Vec;
+use core::time::Duration;
+
+/// Redirect hops followed per request (C6).
+pub const MAX_REDIRECTS: u8 = 5;
+
+/// Timeouts after which a host is left alone for the rest of a run: a dead
+/// host costs two timeouts, not five retries for each of its sources.
+pub const TIMEOUTS_PER_RUN: u32 = 2;
+
+/// A response as the machines see it. The driver moves it in and the
+/// machine hands it back unchanged in its outcome: the bytes a digest is
+/// built from are the bytes that came off the wire.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Response {
+    /// HTTP status.
+    pub status: u16,
+    /// `Content-Type`.
+    pub content_type: Option<String>,
+    /// `ETag`.
+    pub etag: Option<String>,
+    /// `Last-Modified`.
+    pub last_modified: Option<String>,
+    /// `Location`, resolved by the driver against the request URL into an
+    /// absolute URL; `None` when absent or unresolvable.
+    pub location: Option<String>,
+    /// `Retry-After`, as sent.
+    pub retry_after: Option<String>,
+    /// Body (cut at the limit for robots.txt, see `truncated`).
+    pub body: Vec<u8>,
+    /// Whether the body was cut at [`BodyLimit::Robots`].
+    pub truncated: bool,
+}
+
+/// What kind of transport failure happened; the kind decides, the text
+/// only explains.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FailureKind {
+    /// A connect, idle or whole-request timeout: retryable, and counted
+    /// against [`TIMEOUTS_PER_RUN`].
+    TimedOut,
+    /// Refused, reset, closed early, DNS, TLS: retryable (R5, C5).
+    Network,
+    /// The request could not be made as asked (a URL too long for a request
+    /// line), or the answer was not HTTP that can be read. Retrying would
+    /// meet the same refusal: no retry, no hold, the one fetch fails.
+    Local,
+    /// The body went past the driver's limit for documents.
+    TooLarge {
+        /// The limit in bytes.
+        limit: u64,
+    },
+}
+
+/// A request that got no response.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Failure {
+    /// What happened.
+    pub kind: FailureKind,
+    /// The transport's words (untrusted: may quote the server).
+    pub reason: String,
+}
+
+/// How much of a body the driver keeps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BodyLimit {
+    /// robots.txt: keep one octet past the 500 KiB the parser reads, so it
+    /// sees that a longer file was cut, and never fail.
+    Robots,
+    /// Everything else: fail past the configured document limit.
+    Document,
+}
+
+/// A request a machine wants sent.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Request {
+    /// The gate's permit: it names the URL (untagged) and the host.
+    pub permit: Permit,
+    /// `Accept`, if any.
+    pub accept: Option<&'static str>,
+    /// Whether the driver should send the validators it stored for this
+    /// URL and `Accept` (R7).
+    pub conditional: bool,
+    /// How much of the body to keep.
+    pub limit: BodyLimit,
+}
+
+impl Request {
+    /// The URL to send.
+    pub fn url(&self) -> &str {
+        self.permit.url()
+    }
+}
+
+/// What a machine asks of its driver.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Action<T> {
+    /// Send this request, then report with `handle_response` or
+    /// `handle_failure`.
+    Send(Request),
+    /// The blocklist must be fetched or refreshed first (R3, R12
+    /// block-on-refresh): run a [`BlocklistRefresh`], then poll again.
+    NeedBlocklist,
+    /// Poll again at this instant (R4 spacing, R5 backoff), no later than
+    /// the run's patience allows.
+    Wait(Timestamp),
+    /// The machine has something to say (for most machines: it is done).
+    Done(T),
+}
+
+/// Something the driver must make last: persist, or show the reader.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Effect {
+    /// R5: nothing goes to `host` before `until` (already in the gate).
+    Hold {
+        /// The throttle key.
+        host: String,
+        /// Not before.
+        until: Timestamp,
+        /// Retry-After / backoff, or the cool-down after retries ran out.
+        reason: WaitReason,
+    },
+    /// An origin's robots.txt answered (2xx with `body`, or 4xx: allow
+    /// all); already in the gate, to be stored for the next run.
+    Robots {
+        /// `scheme://host:port`.
+        origin: String,
+        /// The status.
+        status: u16,
+        /// The body (empty for a 4xx).
+        body: Vec<u8>,
+        /// When.
+        fetched_at: Timestamp,
+    },
+    /// A blocklist was adopted (R3c); already in the gate.
+    BlocklistAdopted {
+        /// The list.
+        list: Blocklist,
+        /// When it was fetched (or confirmed by a 304).
+        fetched_at: Timestamp,
+        /// The validators (`ETag`, `Last-Modified`) of a new document, to
+        /// be stored in place of the old ones; `None` for a 304, which
+        /// keeps them.
+        validators: Option<(Option<String>, Option<String>)>,
+    },
+    /// A page answered with something R9 cannot use: remember its
+    /// validators with that kind, so a 304 next time goes straight on to
+    /// `/llms.txt`.
+    PageIsOther {
+        /// The URL that answered.
+        url: String,
+        /// The `Accept` it was asked with.
+        accept: &'static str,
+        /// `ETag`.
+        etag: Option<String>,
+        /// `Last-Modified`.
+        last_modified: Option<String>,
+    },
+    /// A request to `host` ended at `at`: its spacing counts from here
+    /// (R4, measured conservatively from the end of the exchange); already
+    /// in the gate, to be stored for other processes (R4a).
+    RequestEnded {
+        /// The throttle key.
+        host: String,
+        /// The end of the exchange, rounded up to the next millisecond.
+        at: Timestamp,
+    },
+    /// A note for the reader (untrusted text inside: clean before showing).
+    Notice(String),
+}
+
+/// What one run shares between its machines: the run's patience, the R5
+/// schedule, the hosts that timed out, and the effects not yet taken.
+#[derive(Debug, Clone)]
+pub struct Run {
+    /// How long the run waits for a host (a longer hold defers instead).
+    pub patience: Duration,
+    /// R5's retry schedule.
+    pub backoff: Backoff,
+    timeouts: BTreeMap<String, u32>,
+    effects: Vec<Effect>,
+}
+
+impl Run {
+    /// A run that waits at most `patience` for a host.
+    pub fn new(patience: Duration, backoff: Backoff) -> Run {
+        Run {
+            patience,
+            backoff,
+            timeouts: BTreeMap::new(),
+            effects: Vec::new(),
+        }
+    }
+
+    /// The effects queued since the last call, oldest first.
+    pub fn take_effects(&mut self) -> Vec<Effect> {
+        core::mem::take(&mut self.effects)
+    }
+
+    /// Queues an effect.
+    pub fn push(&mut self, effect: Effect) {
+        self.effects.push(effect);
+    }
+
+    /// The last instant this run waits for, seen from `now`.
+    pub fn horizon(&self, now: Timestamp) -> Timestamp {
+        now.saturating_add(self.patience)
+    }
+
+    /// Why `host` is not asked again in this run, if it timed out too often.
+    pub fn timed_out(&self, host: &str) -> Option<String> {
+        let n = *self.timeouts.get(host)?;
+        (n >= TIMEOUTS_PER_RUN).then(|| {
+            alloc::format!("{host} timed out {n} times in this run; left alone until the next run")
+        })
+    }
+
+    fn note_timeout(&mut self, host: &str) {
+        *self.timeouts.entry(host.into()).or_default() += 1;
+    }
+
+    /// Puts a hold in the gate and queues it for the store.
+    fn hold(&mut self, gate: &mut Gate, host: &str, until: Timestamp, reason: WaitReason) {
+        gate.hold_host(host, until, reason);
+        self.push(Effect::Hold {
+            host: host.into(),
+            until,
+            reason,
+        });
+    }
+}
+
+/// What a machine is given each time it is asked or told something.
+#[derive(Debug)]
+pub struct Ctx<'a> {
+    /// What the bot knows.
+    pub gate: &'a mut Gate,
+    /// The run.
+    pub run: &'a mut Run,
+    /// The current instant.
+    pub now: Timestamp,
+    /// A fresh random value in `[0, 1)` for backoff jitter.
+    pub jitter: f64,
+}
+
+/// The interface every fetch machine offers its driver.
+pub trait Machine {
+    /// What it answers when it has something to say.
+    type Output;
+
+    /// The throttle key of the host its next request would go to, when it
+    /// knows: the driver takes that host's cross-process slot (R4a) around
+    /// [`Machine::poll`], and the scheduler orders work by it.
+    fn next_host(&self) -> Option<String>;
+
+    /// What to do now.
+    fn poll(&mut self, cx: &mut Ctx<'_>) -> Action<Self::Output>;
+
+    /// The request last asked for was answered. `sent_kind` is the
+    /// representation kind stored with the validators the driver sent, if
+    /// it sent any (R7: a 304 means "the same kind as before").
+    fn handle_response(&mut self, cx: &mut Ctx<'_>, response: Response, sent_kind: Option<&str>);
+
+    /// The request last asked for got no response.
+    fn handle_failure(&mut self, cx: &mut Ctx<'_>, failure: Failure);
+
+    /// The output, if the last event decided it: lets the driver act on a
+    /// response (store a source's items) at once, without a poll that
+    /// might already admit the next request.
+    fn take_output(&mut self) -> Option<Self::Output>;
+}
+
+/// An instant for messages: an HTTP date, or a count of years for the
+/// holds no calendar writes (a Retry-After of 2^63 ms is spec-correct:
+/// "wait at least that long").
+pub fn instant(t: Timestamp) -> String {
+    let mut s = String::new();
+    match crate::http_date::format_http_date(t, &mut s) {
+        Ok(()) => s,
+        Err(_) => alloc::format!(
+            "more than {} years from the epoch",
+            t.0 / (1000 * 86_400 * 365)
+        ),
+    }
+}
+
+/// Why a host will not be asked before `until`, for reports.
+pub fn held(now: Timestamp, until: Timestamp, reason: WaitReason) -> String {
+    let why = match reason {
+        WaitReason::Cooldown => "cool-down after repeated failures, R5",
+        WaitReason::Backoff => "Retry-After, R5",
+        WaitReason::Throttle => "Crawl-delay spacing, R4",
+    };
+    let secs = now.until(until).as_secs();
+    if secs < 10 * 365 * 86_400 {
+        alloc::format!(
+            "host held until {} ({why}; {secs} s from now)",
+            instant(until)
+        )
+    } else {
+        alloc::format!("host held until {} ({why})", instant(until))
+    }
+}
+
+/// Records the end of an exchange with `host`. +1 ms: the clock reads whole
+/// milliseconds (floor); rounding the end up keeps the next start strictly
+/// max(1 s, Crawl-delay) after it.
+fn ended(cx: &mut Ctx<'_>, host: &str) {
+    if host.is_empty() {
+        return;
+    }
+    let at = Timestamp(cx.now.0.saturating_add(1));
+    cx.gate.observe_request(host, at);
+    cx.run.push(Effect::RequestEnded {
+        host: host.into(),
+        at,
+    });
+}
+
+/// The throttle key of an absolute URL, or `None` if it is not one.
+fn host_of(url: &str) -> Option<String> {
+    crate::url::Url::parse(url)
+        .ok()
+        .map(|u| crate::gate::host_key(&u))
+}
+
+/// Whether a resolved `Location` is one the bot follows at all.
+fn is_web(url: &str) -> bool {
+    let lower = |p: &str| {
+        url.len() >= p.len() && url.as_bytes()[..p.len()].eq_ignore_ascii_case(p.as_bytes())
+    };
+    lower("http://") || lower("https://")
+}

@@ -1,0 +1,522 @@
+//! The fetch machines driven directly: made-up responses and instants, no
+//! server, no sleeping. Each test names the decision it pins down.
+#![cfg(feature = "alloc")]
+
+use std::time::Duration;
+use wr_core::backoff::Backoff;
+use wr_core::blocklist::{BlockedDomain, Blocklist};
+use wr_core::fetch::{
+    Action, BlocklistRefresh, BodyLimit, Ctx, Effect, Failure, FailureKind, Get, GetOutcome,
+    Machine, Parser, RefreshEvent, Refreshed, Request, Response, Run, SourceEvent, SourceFetch,
+    SourceOutcome, Stage, Stored,
+};
+use wr_core::gate::{Gate, GateConfig, WaitReason};
+use wr_core::time::Timestamp;
+
+const T0: Timestamp = Timestamp(1_700_000_000_000);
+const OPERATOR: &str = "https://wal.sh";
+
+fn gate_with(list: &[&str]) -> Gate {
+    let mut gate = Gate::new(GateConfig {
+        operator_base: OPERATOR.into(),
+        ..GateConfig::default()
+    });
+    let list = Blocklist::new(
+        "walsh-research-blocklist/v1",
+        Some("PT24H"),
+        list.iter()
+            .map(|d| BlockedDomain::new(d, "2026-01-01", "opted out")),
+    )
+    .unwrap();
+    gate.blocklist_adopted(list, T0);
+    gate
+}
+
+fn resp(status: u16) -> Response {
+    Response {
+        status,
+        ..Response::default()
+    }
+}
+
+fn with(status: u16, f: impl FnOnce(&mut Response)) -> Response {
+    let mut r = resp(status);
+    f(&mut r);
+    r
+}
+
+/// What a test server would answer, by URL.
+type Server<'a> = dyn FnMut(&Request) -> Result<Response, Failure> + 'a;
+
+/// Drives `m` to its output like the feeds driver does (advancing a fake
+/// clock instead of sleeping), recording every request sent.
+struct Harness {
+    gate: Gate,
+    run: Run,
+    now: Timestamp,
+    sent: Vec<(Timestamp, String)>,
+    effects: Vec<Effect>,
+}
+
+impl Harness {
+    fn new(gate: Gate) -> Harness {
+        Harness {
+            gate,
+            run: Run::new(Duration::from_secs(300), Backoff::default()),
+            now: T0,
+            sent: Vec::new(),
+            effects: Vec::new(),
+        }
+    }
+
+    fn cx(&mut self) -> Ctx<'_> {
+        Ctx {
+            gate: &mut self.gate,
+            run: &mut self.run,
+            now: self.now,
+            jitter: 0.5,
+        }
+    }
+
+    fn drive<M: Machine>(&mut self, m: &mut M, server: &mut Server<'_>) -> M::Output {
+        for _ in 0..1000 {
+            let action = m.poll(&mut self.cx());
+            self.effects.extend(self.run.take_effects());
+            match action {
+                Action::Send(req) => {
+                    self.sent.push((self.now, req.url().to_string()));
+                    self.now = self.now.saturating_add(Duration::from_millis(20));
+                    match server(&req) {
+                        Ok(r) => m.handle_response(&mut self.cx(), r, None),
+                        Err(f) => m.handle_failure(&mut self.cx(), f),
+                    }
+                    self.effects.extend(self.run.take_effects());
+                    if let Some(out) = m.take_output() {
+                        return out;
+                    }
+                }
+                Action::Wait(t) => {
+                    assert!(t >= self.now, "a wait into the past");
+                    self.now = t;
+                }
+                Action::NeedBlocklist => panic!("the test gate has a blocklist"),
+                Action::Done(out) => return out,
+            }
+        }
+        panic!("the machine never finished");
+    }
+
+    fn urls(&self) -> Vec<&str> {
+        self.sent.iter().map(|(_, u)| u.as_str()).collect()
+    }
+}
+
+fn robots_404_then(
+    mut f: impl FnMut(&Request) -> Result<Response, Failure>,
+) -> impl FnMut(&Request) -> Result<Response, Failure> {
+    move |r: &Request| {
+        if r.url().ends_with("/robots.txt") {
+            Ok(resp(404))
+        } else {
+            f(r)
+        }
+    }
+}
+
+#[test]
+fn a_get_fetches_robots_txt_first_then_the_target_with_the_robots_body_limit() {
+    let mut h = Harness::new(gate_with(&[]));
+    let mut limits = Vec::new();
+    let mut server = |r: &Request| {
+        limits.push(r.limit);
+        Ok(if r.url().ends_with("/robots.txt") {
+            with(200, |x| {
+                x.body = b"User-agent: *\nDisallow: /private\n".to_vec()
+            })
+        } else {
+            resp(200)
+        })
+    };
+    let out = h.drive(&mut Get::new("https://a.test/feed", None), &mut server);
+    assert!(matches!(out, GetOutcome::Response { ref url, .. } if url == "https://a.test/feed"));
+    assert_eq!(
+        h.urls(),
+        ["https://a.test/robots.txt", "https://a.test/feed"]
+    );
+    assert_eq!(limits, [BodyLimit::Robots, BodyLimit::Document]);
+    // R4: the target waited for the spacing after robots.txt ended.
+    assert!(h.sent[1].0 .0 - h.sent[0].0 .0 >= 1000);
+    assert!(h
+        .effects
+        .iter()
+        .any(|e| matches!(e, Effect::Robots { status: 200, .. })));
+}
+
+#[test]
+fn every_redirect_hop_is_gated_and_a_disallowed_hop_is_never_requested() {
+    let mut h = Harness::new(gate_with(&[]));
+    let mut server = |r: &Request| {
+        Ok(match r.url() {
+            "https://a.test/robots.txt" => with(200, |x| {
+                x.body = b"User-agent: *\nDisallow: /private\n".to_vec()
+            }),
+            "https://a.test/feed" => with(301, |x| {
+                x.location = Some("https://a.test/private/feed".into())
+            }),
+            other => panic!("requested {other}"),
+        })
+    };
+    let out = h.drive(&mut Get::new("https://a.test/feed", None), &mut server);
+    match out {
+        GetOutcome::DeniedRobots { url, rule, line } => {
+            assert_eq!(url, "https://a.test/private/feed");
+            assert_eq!(rule, "Disallow: /private");
+            assert_eq!(line, 2);
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn a_redirect_to_a_blocked_host_is_denied_by_r3_without_a_request_there() {
+    let mut h = Harness::new(gate_with(&["blocked.test"]));
+    let mut server = robots_404_then(|r: &Request| {
+        assert!(!r.url().contains("blocked.test"), "{}", r.url());
+        Ok(with(302, |x| {
+            x.location = Some("https://www.blocked.test/x".into())
+        }))
+    });
+    let out = h.drive(&mut Get::new("https://a.test/feed", None), &mut server);
+    assert!(
+        matches!(&out, GetOutcome::DeniedBlocklist { domain, .. } if domain == "blocked.test"),
+        "{out:?}"
+    );
+}
+
+#[test]
+fn the_retry_budget_belongs_to_the_target_not_to_each_redirect_hop() {
+    let mut h = Harness::new(gate_with(&[]));
+    // Every hop answers 503 once, then redirects to the next hop.
+    let mut seen = std::collections::HashSet::new();
+    let mut server = robots_404_then(move |r: &Request| {
+        let url = r.url().to_string();
+        if seen.insert(url.clone()) {
+            return Ok(resp(503));
+        }
+        let n: u32 = url.rsplit('/').next().unwrap().parse().unwrap_or(0);
+        Ok(with(302, |x| {
+            x.location = Some(format!("https://a.test/{}", n + 1))
+        }))
+    });
+    let out = h.drive(&mut Get::new("https://a.test/0", None), &mut server);
+    let requests = h
+        .urls()
+        .iter()
+        .filter(|u| !u.ends_with("robots.txt"))
+        .count();
+    // Five retries in all, then the cool-down: 1 + 5 + hops, never 6 per hop.
+    assert!(
+        matches!(&out, GetOutcome::Failed { reason, .. } if reason.contains("after 5 retries")),
+        "{out:?}"
+    );
+    assert!(requests <= 1 + 5 + 5, "{requests} requests: {:?}", h.urls());
+    assert!(h.effects.iter().any(|e| matches!(
+        e,
+        Effect::Hold {
+            reason: WaitReason::Cooldown,
+            ..
+        }
+    )));
+}
+
+#[test]
+fn a_sixth_redirect_fails_the_get() {
+    let mut h = Harness::new(gate_with(&[]));
+    let mut n = 0;
+    let mut server = robots_404_then(move |_r: &Request| {
+        n += 1;
+        Ok(with(301, |x| {
+            x.location = Some(format!("https://a.test/{n}"))
+        }))
+    });
+    let out = h.drive(&mut Get::new("https://a.test/0", None), &mut server);
+    assert!(
+        matches!(&out, GetOutcome::Failed { url, reason } if url == "https://a.test/0" && reason == "more than 5 redirects"),
+        "{out:?}"
+    );
+    assert_eq!(h.urls().len(), 1 + 6);
+}
+
+#[test]
+fn a_local_failure_is_not_retried_and_holds_nothing() {
+    let mut h = Harness::new(gate_with(&[]));
+    let mut server = robots_404_then(|_r: &Request| {
+        Err(Failure {
+            kind: FailureKind::Local,
+            reason: "uri too long".into(),
+        })
+    });
+    let out = h.drive(&mut Get::new("https://a.test/x", None), &mut server);
+    assert!(matches!(&out, GetOutcome::Failed { reason, .. } if reason == "uri too long"));
+    assert_eq!(h.urls().len(), 2, "robots.txt and one attempt");
+    assert!(!h.effects.iter().any(|e| matches!(e, Effect::Hold { .. })));
+    assert_eq!(h.gate.host_hold("a.test"), None);
+}
+
+#[test]
+fn a_host_that_timed_out_twice_is_left_alone_for_the_rest_of_the_run() {
+    let mut h = Harness::new(gate_with(&[]));
+    let timeout = |_r: &Request| {
+        Err(Failure {
+            kind: FailureKind::TimedOut,
+            reason: "timed out".into(),
+        })
+    };
+    let mut server = robots_404_then(timeout);
+    let out = h.drive(&mut Get::new("https://a.test/1", None), &mut server);
+    assert!(
+        matches!(&out, GetOutcome::Deferred { reason, .. } if reason.contains("timed out 2 times")),
+        "{out:?}"
+    );
+    let before = h.sent.len();
+    let out = h.drive(&mut Get::new("https://a.test/2", None), &mut server);
+    assert!(matches!(out, GetOutcome::Deferred { .. }));
+    assert_eq!(h.sent.len(), before, "no request to a timed-out host");
+}
+
+#[test]
+fn a_retry_after_past_the_runs_patience_defers_with_the_instant_and_holds_the_host() {
+    let mut h = Harness::new(gate_with(&[]));
+    let mut server = robots_404_then(|_r: &Request| {
+        Ok(with(503, |x| x.retry_after = Some("999999999999".into())))
+    });
+    let out = h.drive(&mut Get::new("https://a.test/x", None), &mut server);
+    match out {
+        GetOutcome::Deferred { until, reason, .. } => {
+            assert!(until.is_some_and(|t| t > h.now.saturating_add(Duration::from_secs(300))));
+            assert!(reason.contains("longer than this run waits"), "{reason}");
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(h.gate.host_hold("a.test").is_some());
+}
+
+#[test]
+fn robots_txt_5xx_with_nothing_cached_defers_the_origin_and_the_target_is_not_fetched() {
+    let mut h = Harness::new(gate_with(&[]));
+    let mut server = |r: &Request| {
+        assert!(r.url().ends_with("/robots.txt"), "{}", r.url());
+        Ok(resp(500))
+    };
+    let out = h.drive(&mut Get::new("https://a.test/x", None), &mut server);
+    assert!(
+        matches!(&out, GetOutcome::Deferred { reason, .. } if reason.contains("robots.txt unreachable")),
+        "{out:?}"
+    );
+}
+
+#[test]
+fn the_operator_exemption_does_not_follow_a_redirect() {
+    let mut h = Harness::new(gate_with(&["elsewhere.test"]));
+    let mut server = |r: &Request| {
+        assert_eq!(
+            r.url(),
+            "https://wal.sh/.well-known/walsh-research/test-fixtures.json"
+        );
+        Ok(with(302, |x| {
+            x.location = Some("https://elsewhere.test/f.json".into())
+        }))
+    };
+    let out = h.drive(
+        &mut Get::operator(
+            "https://wal.sh/.well-known/walsh-research/test-fixtures.json",
+            None,
+        ),
+        &mut server,
+    );
+    assert!(matches!(out, GetOutcome::DeniedBlocklist { .. }), "{out:?}");
+}
+
+#[test]
+fn an_operator_base_with_a_fragment_admits_nothing() {
+    let mut gate = gate_with(&[]);
+    let mut config = gate.config().clone();
+    config.operator_base = "https://blocked.test/#".into();
+    gate = {
+        let mut g = Gate::new(config);
+        g.blocklist_adopted(gate.blocklist().unwrap().clone(), T0);
+        g
+    };
+    let mut h = Harness::new(gate);
+    let mut server = |r: &Request| panic!("requested {}", r.url());
+    let out = h.drive(
+        &mut Get::operator(
+            "https://blocked.test/#/.well-known/walsh-research/blocklist.json",
+            None,
+        ),
+        &mut server,
+    );
+    assert!(matches!(out, GetOutcome::Invalid { .. }), "{out:?}");
+}
+
+#[test]
+fn a_source_whose_page_answers_html_goes_on_to_llms_txt_and_is_left_out_on_404() {
+    let mut h = Harness::new(gate_with(&[]));
+    let mut server = robots_404_then(|r: &Request| {
+        Ok(match r.url() {
+            "https://a.test/page" => with(200, |x| x.content_type = Some("text/html".into())),
+            "https://a.test/llms.txt" => resp(404),
+            other => panic!("requested {other}"),
+        })
+    });
+    let mut m = SourceFetch::new("https://a.test/page", None, "https://a.test/llms.txt");
+    let out = h.drive(&mut m, &mut server);
+    assert!(
+        matches!(&out, SourceEvent::Finished(SourceOutcome::LeftOut { reason }) if reason.contains("no llms.txt")),
+        "{out:?}"
+    );
+    assert!(h
+        .effects
+        .iter()
+        .any(|e| matches!(e, Effect::PageIsOther { url, .. } if url == "https://a.test/page")));
+}
+
+#[test]
+fn a_feed_served_for_the_page_that_does_not_parse_goes_on_to_llms_txt() {
+    let mut h = Harness::new(gate_with(&[]));
+    let mut server = robots_404_then(|r: &Request| {
+        Ok(match r.url() {
+            "https://a.test/page" => with(200, |x| x.content_type = Some("application/xml".into())),
+            "https://a.test/llms.txt" => with(200, |x| x.content_type = Some("text/plain".into())),
+            other => panic!("requested {other}"),
+        })
+    });
+    let mut m = SourceFetch::new("https://a.test/page", None, "https://a.test/llms.txt");
+    match h.drive(&mut m, &mut server) {
+        SourceEvent::Extract(x) => {
+            assert_eq!((x.parser, x.method), (Parser::Feed, Stage::Feed));
+            m.extract_failed("not a feed");
+        }
+        other => panic!("{other:?}"),
+    }
+    match h.drive(&mut m, &mut server) {
+        SourceEvent::Extract(x) => {
+            assert_eq!((x.parser, x.method), (Parser::Markdown, Stage::LlmsTxt));
+            assert_eq!(x.url, "https://a.test/llms.txt");
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn a_declared_feed_that_answers_html_fails_the_source_without_trying_the_page() {
+    let mut h = Harness::new(gate_with(&[]));
+    let mut server = robots_404_then(|r: &Request| {
+        assert_eq!(r.url(), "https://a.test/feed");
+        Ok(with(200, |x| x.content_type = Some("text/html".into())))
+    });
+    let mut m = SourceFetch::new(
+        "https://a.test/page",
+        Some("https://a.test/feed"),
+        "https://a.test/llms.txt",
+    );
+    let out = h.drive(&mut m, &mut server);
+    assert!(
+        matches!(&out, SourceEvent::Finished(SourceOutcome::Failed { reason }) if reason.contains("never scraped")),
+        "{out:?}"
+    );
+}
+
+fn refresh(h: &mut Harness, stored: Stored, server: &mut Server<'_>) -> Refreshed {
+    let mut m = BlocklistRefresh::new(
+        "https://wal.sh/.well-known/walsh-research/blocklist.json",
+        stored,
+    );
+    loop {
+        match h.drive(&mut m, server) {
+            RefreshEvent::Finished(r) => return r,
+            RefreshEvent::Validate { .. } => {
+                let list = Blocklist::empty();
+                m.validated(&mut h.cx(), Ok(list));
+            }
+        }
+    }
+}
+
+#[test]
+fn a_first_blocklist_fetch_that_fails_falls_open_loudly() {
+    let mut h = Harness::new(Gate::new(GateConfig {
+        operator_base: OPERATOR.into(),
+        ..GateConfig::default()
+    }));
+    let mut server = |_r: &Request| Ok(resp(500));
+    let r = refresh(&mut h, Stored::Nothing, &mut server);
+    assert!(matches!(r, Refreshed::Fallback { .. }), "{r:?}");
+    assert!(h.gate.blocklist_is_fallback());
+    assert!(h
+        .effects
+        .iter()
+        .any(|e| matches!(e, Effect::Notice(n) if n.contains("EMPTY blocklist"))));
+}
+
+#[test]
+fn a_blocklist_never_asked_for_because_the_operator_is_held_defers_targets() {
+    let mut gate = Gate::new(GateConfig {
+        operator_base: OPERATOR.into(),
+        ..GateConfig::default()
+    });
+    gate.hold_host(
+        "wal.sh",
+        T0.saturating_add(Duration::from_secs(3600)),
+        WaitReason::Cooldown,
+    );
+    let mut h = Harness::new(gate);
+    let mut server = |r: &Request| panic!("requested {}", r.url());
+    let r = refresh(&mut h, Stored::Nothing, &mut server);
+    assert!(matches!(r, Refreshed::Unavailable { .. }), "{r:?}");
+    let d = h.gate.check("https://a.test/x", h.now);
+    assert!(
+        matches!(d, wr_core::gate::Decision::BlocklistUnavailable { .. }),
+        "{d:?}"
+    );
+}
+
+#[test]
+fn an_unreadable_stored_blocklist_is_not_a_first_fetch_that_failed() {
+    let mut h = Harness::new(Gate::new(GateConfig {
+        operator_base: OPERATOR.into(),
+        ..GateConfig::default()
+    }));
+    let mut server = |_r: &Request| {
+        Err(Failure {
+            kind: FailureKind::Network,
+            reason: "refused".into(),
+        })
+    };
+    let r = refresh(&mut h, Stored::Unreadable, &mut server);
+    assert!(
+        matches!(&r, Refreshed::Unavailable { reason } if reason.contains("cannot be read")),
+        "{r:?}"
+    );
+}
+
+#[test]
+fn a_304_readopts_the_stored_list_and_a_failed_refresh_keeps_it() {
+    let stored = gate_with(&["x.test"]).blocklist().unwrap().clone();
+    let mut h = Harness::new(Gate::new(GateConfig {
+        operator_base: OPERATOR.into(),
+        ..GateConfig::default()
+    }));
+    let mut conditional = None;
+    let mut server = |r: &Request| {
+        conditional = Some(r.conditional);
+        Ok(resp(304))
+    };
+    let r = refresh(&mut h, Stored::List(stored.clone()), &mut server);
+    assert_eq!(r, Refreshed::Fresh { entries: 1 });
+    assert_eq!(conditional, Some(true));
+    h.now = h.now.saturating_add(Duration::from_secs(2));
+    let mut failing = |_r: &Request| Ok(resp(503));
+    let r = refresh(&mut h, Stored::List(stored), &mut failing);
+    assert!(matches!(r, Refreshed::Retained { entries: 1, .. }), "{r:?}");
+}
