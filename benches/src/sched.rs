@@ -1,32 +1,17 @@
 //! Scheduling simulation on a virtual clock: no network, no sleeping.
 //!
 //! N sources over H hosts, each with a response time; each host has a
-//! Crawl-delay. Requests are serial (one in flight at a time, R4). The
-//! harness models what `wr_feeds::pipeline` does, step for step:
-//!
-//! * **A job is one source** (its chain of requests: robots.txt when its
-//!   origin's copy is missing or stale, then the target). The pipeline
-//!   queues every job at the start of the run with `ready_at = start`;
-//!   [`Queue::next`] picks a job, which takes **one step** — one gate
-//!   evaluation and at most one request — and is pushed back with the
-//!   `ready_at` the step returned unless it finished.
-//! * **The gate's answers** (`wr_core::gate` with a fresh blocklist):
-//!   robots.txt unknown for the origin: `NeedRobots`, the job takes a
-//!   robots.txt fetch and comes back at once (`Again(now)`); the host's
-//!   slot not free: `Wait { until }` and the job comes back at `until`
-//!   (deferred instead if `until` is beyond `max_wait`); otherwise the
-//!   request is sent. A job that was sent for robots.txt first looks
-//!   whether another job has fetched it meanwhile and, if so, goes on to
-//!   its target without a request (`step_robots`), as the code does.
-//! * **What the scheduler is told**, as `Pipeline::run` tells it: each
-//!   job is queued with the host of its next request and that host's
-//!   spacing (1 s until its robots.txt is known, then `max(1 s,
-//!   Crawl-delay)`), and after a request the host's next slot.
-//! * **R4 spacing as the pipeline measures it:** the slot is taken when the
-//!   request starts, and when the response ends the host's last-request
-//!   instant moves to `end + 1 ms` (the clock floors to whole
-//!   milliseconds), so the next start is at least `end + 1 ms +
-//!   max(1 s, Crawl-delay)`: end-to-start spacing.
+//! Crawl-delay. Requests are serial (one in flight at a time, R4). What is
+//! measured is the real thing: every job is a `wr_core::fetch::SourceFetch`
+//! over a real `wr_core::gate::Gate`, driven as `Pipeline::run` drives it
+//! (one poll and at most one request per step; the job is queued with the
+//! host of its next request and that host's spacing, and after a request
+//! the scheduler hears the host's next slot). Only the network is
+//! simulated: a request takes its scenario's response time on the virtual
+//! clock and answers 200 (robots.txt with the host's Crawl-delay, the feed
+//! with an empty body). R4 spacing is the machines' own: the slot is
+//! taken when the request starts and the host's last request moves to the
+//! end of the response + 1 ms.
 //!
 //! The same steps are driven by three queues: the real scheduler
 //! ([`Pipeline`], i.e. [`wr_feeds::schedule::Schedule`] as the pipeline
@@ -37,8 +22,15 @@
 //! longest per-host chain)`, and [`check_rules`] verifies the request log.
 
 use std::time::Duration;
+use wr_core::backoff::Backoff;
+use wr_core::blocklist::Blocklist;
 use wr_core::constants::MIN_REQUEST_INTERVAL;
+use wr_core::fetch::{
+    Action, Ctx, Machine, Response, Run, SourceEvent, SourceFetch, SourceOutcome,
+};
+use wr_core::gate::{Gate, GateConfig};
 use wr_core::time::Timestamp;
+use wr_core::url::Url as CoreUrl;
 use wr_feeds::config::DEFAULT_MAX_WAIT;
 use wr_feeds::schedule::{Next, Schedule};
 
@@ -231,33 +223,60 @@ impl Outcome {
     }
 }
 
-/// Per-job state between steps (the pipeline's `FetchOp::robots`).
-#[derive(Debug, Clone, Copy, Default)]
-struct JobState {
-    robots_op: bool,
+/// The robots.txt a host of `sc` serves: its Crawl-delay, nothing else.
+fn robots_body(sc: &Scenario, host: usize) -> Vec<u8> {
+    let d = sc.delays[host];
+    match d {
+        0 => b"User-agent: *\nDisallow:\n".to_vec(),
+        d if d % 1000 == 0 => format!("User-agent: *\nCrawl-delay: {}\n", d / 1000).into_bytes(),
+        d => format!("User-agent: *\nCrawl-delay: {}.{:03}\n", d / 1000, d % 1000).into_bytes(),
+    }
 }
 
-/// The gate's per-host knowledge.
-struct GateModel {
-    last: Vec<Option<Ms>>,
-    robots_known: Vec<bool>,
+fn page(host: usize) -> String {
+    format!("https://{}/", host_name(host))
 }
 
-enum Step {
-    Again(Ms),
-    Done,
+/// A gate as a run finds it: a fresh blocklist (nothing listed) and, when
+/// the scenario's cache is warm, every host's robots.txt.
+fn gate_for(sc: &Scenario) -> Gate {
+    let mut gate = Gate::new(GateConfig::default());
+    let list = Blocklist::new(
+        "walsh-research-blocklist/v1",
+        Some("P7D"),
+        std::iter::empty(),
+    )
+    .expect("an empty list is valid");
+    gate.blocklist_adopted(list, Timestamp(0));
+    if sc.robots.is_none() {
+        for h in 0..sc.delays.len() {
+            if let Ok(u) = CoreUrl::parse(&page(h)) {
+                gate.robots_fetched(&u, &robots_body(sc, h), Timestamp(0));
+            }
+        }
+    }
+    gate
 }
 
-/// Runs every source of `sc` through the pipeline's job steps, ordered by
-/// `queue`.
+/// Runs every source of `sc` through the real fetch machines
+/// ([`SourceFetch`] over a real [`Gate`]), driven as `Pipeline::run`
+/// drives them (one poll and at most one request per step, the scheduler
+/// told each job's next host and each host's next slot), ordered by
+/// `queue`. Only the network is simulated: a request takes its scenario's
+/// response time on the virtual clock and answers 200.
 pub fn simulate(sc: &Scenario, queue: &mut dyn Queue) -> Outcome {
-    let hosts = sc.delays.len();
-    let max_wait = ms(DEFAULT_MAX_WAIT);
-    let mut gate = GateModel {
-        last: vec![None; hosts],
-        robots_known: vec![sc.robots.is_none(); hosts],
-    };
-    let mut jobs = vec![JobState::default(); sc.sources.len()];
+    let mut gate = gate_for(sc);
+    let mut run = Run::new(DEFAULT_MAX_WAIT, Backoff::default());
+    let mut jobs: Vec<SourceFetch> = sc
+        .sources
+        .iter()
+        .enumerate()
+        .map(|(j, s)| {
+            let base = page(s.host);
+            let feed = format!("{base}feed/{j}");
+            SourceFetch::new(&base, Some(&feed), &format!("{base}llms.txt"))
+        })
+        .collect();
     let mut done = vec![false; sc.sources.len()];
     let mut out = Outcome {
         total: 0,
@@ -267,84 +286,95 @@ pub fn simulate(sc: &Scenario, queue: &mut dyn Queue) -> Outcome {
         deferred: Vec::new(),
     };
     let mut now: Ms = 0;
-    // The spacing the pipeline knows: 1 s until the host's robots.txt
-    // (and so its Crawl-delay) is known.
-    let known_spacing = |gate: &GateModel, h: usize| {
-        if gate.robots_known[h] {
-            sc.spacing(h)
-        } else {
-            ms(MIN_REQUEST_INTERVAL)
-        }
-    };
+    let spacing = |gate: &Gate, h: usize| ms(gate.spacing(&host_name(h)));
     for (j, s) in sc.sources.iter().enumerate() {
-        queue.push(j, now, s.host, known_spacing(&gate, s.host));
+        queue.push(j, now, s.host, spacing(&gate, s.host));
     }
     // Far more than any order needs: a safety net against a queue that
     // never lets a job finish.
-    let budget = 100 * (sc.sources.len() + 1) * (hosts + 1);
+    let budget = 100 * (sc.sources.len() + 1) * (sc.delays.len() + 1);
     loop {
-        match queue.next(now) {
+        let j = match queue.next(now) {
             Pick::Idle => break,
             Pick::Sleep(t) => {
                 assert!(t > now, "Sleep({t}) at {now}");
                 out.idle += t - now;
                 now = t;
+                continue;
             }
-            Pick::Run(j) => {
-                assert!(!done[j], "job {j} stepped after it finished");
-                out.steps += 1;
-                assert!(out.steps <= budget, "{}: no progress", sc.name);
-                let h = sc.sources[j].host;
-                // The gate's order: a target URL meets R2 (NeedRobots)
-                // before R4; a robots.txt fetch (admit_robots) only R4.
-                let step = if !jobs[j].robots_op && !gate.robots_known[h] {
-                    // Decision::NeedRobots: no request in this step.
-                    jobs[j].robots_op = true;
-                    Step::Again(now)
-                } else if jobs[j].robots_op && gate.robots_known[h] {
-                    // step_robots: another job fetched it meanwhile.
-                    jobs[j].robots_op = false;
-                    Step::Again(now)
-                } else if let Some(until) =
-                    gate.last[h].map(|l| l + sc.spacing(h)).filter(|&u| u > now)
-                {
-                    // Decision::Wait.
-                    if until > now + max_wait {
-                        out.deferred.push(j);
-                        Step::Done
-                    } else {
-                        Step::Again(until)
-                    }
+            Pick::Run(j) => j,
+        };
+        assert!(!done[j], "job {j} stepped after it finished");
+        out.steps += 1;
+        assert!(out.steps <= budget, "{}: no progress", sc.name);
+        let h = sc.sources[j].host;
+        let mut cx = Ctx {
+            gate: &mut gate,
+            run: &mut run,
+            now: Timestamp(now),
+            jitter: 0.5,
+        };
+        let again = match jobs[j].poll(&mut cx) {
+            Action::Send(req) => {
+                let kind = if req.url().ends_with("/robots.txt") {
+                    Kind::Robots
                 } else {
-                    let (kind, r) = if jobs[j].robots_op {
-                        (Kind::Robots, sc.robots.as_ref().map_or(0, |r| r[h]))
-                    } else {
-                        (Kind::Target, sc.sources[j].response)
-                    };
-                    out.log.push(Request {
-                        source: j,
-                        host: h,
-                        kind,
-                        start: now,
-                        end: now + r,
-                    });
-                    now += r;
-                    // send(): last request = end of the response + 1 ms.
-                    gate.last[h] = Some(now + 1);
-                    queue.host_free_at(h, now + 1 + sc.spacing(h));
-                    if kind == Kind::Robots {
-                        gate.robots_known[h] = true;
-                        jobs[j].robots_op = false;
-                        Step::Again(now)
-                    } else {
-                        Step::Done
-                    }
+                    Kind::Target
                 };
-                match step {
-                    Step::Again(t) => queue.push(j, t, h, known_spacing(&gate, h)),
-                    Step::Done => done[j] = true,
+                let r = match kind {
+                    Kind::Robots => sc.robots.as_ref().map_or(0, |r| r[h]),
+                    Kind::Target => sc.sources[j].response,
+                };
+                out.log.push(Request {
+                    source: j,
+                    host: h,
+                    kind,
+                    start: now,
+                    end: now + r,
+                });
+                now += r;
+                let response = Response {
+                    status: 200,
+                    content_type: Some(match kind {
+                        Kind::Robots => "text/plain".into(),
+                        Kind::Target => "application/rss+xml".into(),
+                    }),
+                    body: match kind {
+                        Kind::Robots => robots_body(sc, h),
+                        Kind::Target => Vec::new(),
+                    },
+                    ..Response::default()
+                };
+                let mut cx = Ctx {
+                    gate: &mut gate,
+                    run: &mut run,
+                    now: Timestamp(now),
+                    jitter: 0.5,
+                };
+                jobs[j].handle_response(&mut cx, response, None);
+                if let Some(at) = gate.next_slot(&host_name(h)) {
+                    queue.host_free_at(h, at.0);
+                }
+                match jobs[j].take_output() {
+                    Some(SourceEvent::Extract(_)) => None,
+                    Some(SourceEvent::Finished(o)) => {
+                        panic!("{}: job {j} ended with {o:?}", sc.name)
+                    }
+                    None => Some(now),
                 }
             }
+            Action::Wait(t) => Some(t.0),
+            Action::NeedBlocklist => panic!("{}: the blocklist is fresh", sc.name),
+            Action::Done(SourceEvent::Finished(SourceOutcome::Deferred { .. })) => {
+                out.deferred.push(j);
+                None
+            }
+            Action::Done(other) => panic!("{}: job {j} ended with {other:?}", sc.name),
+        };
+        run.take_effects();
+        match again {
+            Some(t) => queue.push(j, t, h, spacing(&gate, h)),
+            None => done[j] = true,
         }
     }
     assert!(done.iter().all(|&d| d), "{}: a job never finished", sc.name);

@@ -42,9 +42,25 @@ pub enum Fault {
     CloseEarly,
     /// A 200 with a header line that has no colon.
     MalformedHeader,
+    /// A 200 feed whose `Content-Encoding: gzip` body is small on the wire
+    /// and expands to `expands_to` zero octets: a client that decompresses
+    /// without a limit runs out of memory.
+    GzipBomb {
+        /// Octets after decompression.
+        expands_to: usize,
+    },
 }
 
 impl Fault {
+    /// A redirect (`status` 301, 302, 303, 307 or 308) to `location`.
+    pub fn redirect(status: u16, location: &str) -> Fault {
+        Fault::Answer {
+            status,
+            headers: vec![format!("Location: {location}")],
+            body: Vec::new(),
+        }
+    }
+
     /// A well-formed answer with no extra headers.
     pub fn answer(status: u16, body: impl Into<Vec<u8>>) -> Fault {
         Fault::Answer {
@@ -165,5 +181,31 @@ fn serve(mut conn: TcpStream, route: &dyn Fn(&str) -> Fault, log: &Mutex<Vec<Str
         Fault::MalformedHeader => {
             conn.write_all(b"HTTP/1.1 200 OK\r\nthis is not a header\r\nContent-Length: 0\r\n\r\n")
         }
+        Fault::GzipBomb { expands_to } => {
+            let body = gzip_zeros(expands_to);
+            let head = format!(
+                "HTTP/1.1 200 OK\r\nContent-Type: application/rss+xml\r\nContent-Encoding: gzip\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+                body.len()
+            );
+            conn.write_all(head.as_bytes())
+                .and_then(|()| conn.write_all(&body))
+        }
     };
+}
+
+/// `n` zero octets, gzip-compressed (about 1 KiB on the wire per MiB).
+pub fn gzip_zeros(n: usize) -> Vec<u8> {
+    use flate2::write::GzEncoder;
+    use flate2::Compression;
+    let mut enc = GzEncoder::new(Vec::new(), Compression::best());
+    let chunk = vec![0u8; 1 << 20];
+    let mut left = n;
+    while left > 0 {
+        let k = left.min(chunk.len());
+        if enc.write_all(&chunk[..k]).is_err() {
+            break;
+        }
+        left -= k;
+    }
+    enc.finish().unwrap_or_default()
 }

@@ -242,43 +242,7 @@ impl Pipeline {
             operator_base: config.operator_base.clone(),
             ..GateConfig::default()
         });
-        let mut blocklist_state = BlocklistState::Unknown;
-        // Stored instants in the future (the clock was ahead when they were
-        // written, or has been set back since) are clamped to now: a
-        // robots.txt or blocklist must not stay "fresh" for its TTL plus
-        // the skew.
-        if let Some(mut row) = store.blocklist()? {
-            if row.fetched_at > now {
-                // Written back, or every later start would clamp it anew
-                // and the copy would never go stale.
-                row.fetched_at = now;
-                store.put_blocklist(&row)?;
-            }
-            if let Some(list) = blocklist_from_row(&row) {
-                blocklist_state = BlocklistState::Cached {
-                    entries: list.len(),
-                };
-                gate.blocklist_adopted(list, row.fetched_at);
-            }
-        }
-        for mut row in store.robots_all()? {
-            if row.fetched_at > now {
-                row.fetched_at = now;
-                store.put_robots(&row)?;
-            }
-            let base = format!("{}/", row.origin);
-            let Ok(u) = CoreUrl::parse(&base) else {
-                continue;
-            };
-            if (200..300).contains(&row.status) {
-                gate.robots_fetched(&u, &row.body, row.fetched_at);
-            } else {
-                gate.set_robots(&u, Policy::allow_all(), row.fetched_at);
-            }
-        }
-        for (host, row) in store.hosts()? {
-            apply_host_row(&mut gate, &host, row, now);
-        }
+        let blocklist_state = restore(&store, &mut gate, now)?;
         let seed = config.rng_seed.unwrap_or(now.0 ^ 0x5DEE_CE66_D1CE_4E5B);
         Ok(Pipeline {
             _lock: lock,
@@ -757,6 +721,37 @@ impl Pipeline {
         }
     }
 
+    /// The report of an allowed URL: the wait for its host's slot, the R4
+    /// spacing and the robots.txt rule that decided, if one matched.
+    fn allowed(&self, url: String, target: &str, wait: Duration) -> CheckReport {
+        let (host, decided) = match CoreUrl::parse(target) {
+            Ok(u) => {
+                let decided = self
+                    .gate
+                    .robots_policy(&u)
+                    .and_then(|(p, _)| p.check(u.path_and_query).rule)
+                    .map(|r| {
+                        let rule = format!(
+                            "{}: {}",
+                            r.kind.as_str(),
+                            String::from_utf8_lossy(r.pattern)
+                        );
+                        (rule, r.line)
+                    });
+                (host_key(&u), decided)
+            }
+            Err(_) => (String::new(), None),
+        };
+        let (rule, line) = decided.map_or((None, None), |(r, l)| (Some(r), Some(l)));
+        CheckReport::Allowed {
+            url,
+            wait_ms: wait.as_millis() as u64,
+            spacing_ms: self.gate.spacing(&host).as_millis() as u64,
+            rule,
+            line,
+        }
+    }
+
     /// The report for the gate's decision `d` on `target` (`url` as the
     /// caller wrote it).
     fn report_check(
@@ -809,39 +804,8 @@ impl Pipeline {
                 url,
                 reason: fetch::held(now, until, reason),
             },
-            Decision::Ready | Decision::Wait { .. } => {
-                let wait_ms = match d {
-                    Decision::Wait { until, .. } => now.until(until).as_millis() as u64,
-                    _ => 0,
-                };
-                let (host, rule, line) = match CoreUrl::parse(target) {
-                    Ok(u) => {
-                        let decided = self
-                            .gate
-                            .robots_policy(&u)
-                            .and_then(|(p, _)| p.check(u.path_and_query).rule)
-                            .map(|r| {
-                                (
-                                    format!(
-                                        "{}: {}",
-                                        r.kind.as_str(),
-                                        String::from_utf8_lossy(r.pattern)
-                                    ),
-                                    r.line,
-                                )
-                            });
-                        (host_key(&u), decided.as_ref().map(|d| d.0.clone()), decided.map(|d| d.1))
-                    }
-                    Err(_) => (String::new(), None, None),
-                };
-                CheckReport::Allowed {
-                    url,
-                    wait_ms,
-                    spacing_ms: self.gate.spacing(&host).as_millis() as u64,
-                    rule,
-                    line,
-                }
-            }
+            Decision::Wait { until, .. } => self.allowed(url, target, now.until(until)),
+            Decision::Ready => self.allowed(url, target, Duration::ZERO),
         }
     }
 
@@ -864,39 +828,25 @@ impl Pipeline {
         let mut jobs: Vec<Option<Job>> = Vec::new();
         let mut sched = Schedule::new();
         for (i, s) in sources.iter().enumerate() {
-            let row = self.store.source(&s.name)?;
-            // Instants from the future (a clock that was ahead when they
-            // were stored) count as now: they must not stretch a TTL or a
-            // pause by the skew.
-            if let Some(last) = row.last_run.map(|t| t.min(started)) {
-                if !options.force && last.saturating_add(MIN_SOURCE_INTERVAL) > started {
-                    let status = SourceStatus::Skipped { last_run: last.0 };
-                    progress.event(Event::SourceDone {
-                        name: &s.name,
-                        status: &status,
-                    });
-                    reports[i] = Some(SourceReport {
-                        name: s.name.clone(),
-                        status,
-                        items: Vec::new(),
-                        method: None,
-                        fetched_url: None,
-                    });
-                    continue;
-                }
+            if let Some(report) = self.skipped(s, started, options)? {
+                progress.event(Event::SourceDone {
+                    name: &s.name,
+                    status: &report.status,
+                });
+                reports[i] = Some(report);
+                continue;
             }
             // URLs are parsed and put in the form that is sent once, here.
             let page = resolved(&s.url);
             let llms = format!("{}/llms.txt", origin_base(&page).unwrap_or_default());
             let feed = s.feed.as_deref().map(resolved);
-            jobs.push(Some(Job {
+            let job = Job {
                 index: i,
                 source: s.clone(),
                 fetch: SourceFetch::new(&page, feed.as_deref(), &llms),
-            }));
-            if let Some(job) = jobs.last().and_then(Option::as_ref) {
-                self.queue(&mut sched, jobs.len() - 1, job, started);
-            }
+            };
+            self.queue(&mut sched, jobs.len(), &job, started);
+            jobs.push(Some(job));
         }
         let mut started_jobs = vec![false; jobs.len()];
         loop {
@@ -915,19 +865,7 @@ impl Pipeline {
                         });
                     }
                     let step = self.step_job(&mut job, options, progress)?;
-                    // Tell the scheduler when the hosts just asked free
-                    // again, so their other jobs sleep instead of waking
-                    // only to hear "wait" from the gate. Not a slot beyond
-                    // what the run waits for (a long Retry-After, the R5
-                    // cool-down): that wait is the gate's to turn into
-                    // "deferred", never the scheduler's to sleep on, so
-                    // those jobs wake as queued and hear it from the gate.
-                    let horizon = self.run.horizon(self.clock.now());
-                    for host in std::mem::take(&mut self.sent_to) {
-                        if let Some(at) = self.gate.next_slot(&host).filter(|&at| at <= horizon) {
-                            sched.host_free_at(&host, at);
-                        }
-                    }
+                    self.tell_scheduler(&mut sched);
                     match step {
                         Step::Again(t) => {
                             self.queue(&mut sched, j, &job, t);
@@ -952,6 +890,42 @@ impl Pipeline {
             notices: self.notices.clone(),
             requests: self.requests,
         })
+    }
+
+    /// R8: the report of a source that ran less than an hour ago, or `None`
+    /// when it is due.
+    fn skipped(
+        &self,
+        s: &Source,
+        started: Timestamp,
+        options: RunOptions,
+    ) -> Result<Option<SourceReport>, StoreError> {
+        // Instants from the future (a clock that was ahead when they were
+        // stored) count as now: they must not stretch a pause by the skew.
+        let last = self.store.source(&s.name)?.last_run.map(|t| t.min(started));
+        Ok(last
+            .filter(|&last| !options.force && last.saturating_add(MIN_SOURCE_INTERVAL) > started)
+            .map(|last| SourceReport {
+                name: s.name.clone(),
+                status: SourceStatus::Skipped { last_run: last.0 },
+                items: Vec::new(),
+                method: None,
+                fetched_url: None,
+            }))
+    }
+
+    /// Tells the scheduler when the hosts just asked free again, so their
+    /// other jobs sleep instead of waking only to hear "wait" from the
+    /// gate. Not a slot beyond what the run waits for (a long Retry-After,
+    /// the R5 cool-down): that wait is the machines' to turn into
+    /// "deferred", never the scheduler's to sleep on.
+    fn tell_scheduler(&mut self, sched: &mut Schedule<usize>) {
+        let horizon = self.run.horizon(self.clock.now());
+        for host in std::mem::take(&mut self.sent_to) {
+            if let Some(at) = self.gate.next_slot(&host).filter(|&at| at <= horizon) {
+                sched.host_free_at(&host, at);
+            }
+        }
     }
 
     /// Queues job `j` with the host its next request goes to, so the
@@ -989,6 +963,40 @@ impl Pipeline {
         }
     }
 
+    /// Stores what a source delivered (items and validators, in one
+    /// transaction: R7, R11) and reports the new items.
+    fn delivered(
+        &mut self,
+        name: &str,
+        x: Extract,
+        items: Vec<Item>,
+        options: RunOptions,
+        now: Timestamp,
+    ) -> Result<SourceReport, StoreError> {
+        let validators = Validators {
+            etag: x.response.etag.clone(),
+            last_modified: x.response.last_modified.clone(),
+            kind: Some(x.method.as_str().to_string()),
+        };
+        let new = self.store.record_fetch(
+            name,
+            x.method.as_str(),
+            &x.url,
+            &items,
+            Some((&x.url, x.accept, &validators)),
+            now,
+        )?;
+        Ok(SourceReport {
+            name: name.to_string(),
+            status: SourceStatus::Ok {
+                not_modified: false,
+            },
+            items: if options.all { items } else { new },
+            method: Some(method(x.method)),
+            fetched_url: Some(x.url),
+        })
+    }
+
     fn step_job(
         &mut self,
         job: &mut Job,
@@ -1007,30 +1015,7 @@ impl Pipeline {
                     job.fetch.extract_failed(&reason);
                     return Ok(Step::Again(now));
                 }
-                Ok(items) => {
-                    let validators = Validators {
-                        etag: x.response.etag.clone(),
-                        last_modified: x.response.last_modified.clone(),
-                        kind: Some(x.method.as_str().to_string()),
-                    };
-                    let new = self.store.record_fetch(
-                        &name,
-                        x.method.as_str(),
-                        &x.url,
-                        &items,
-                        Some((&x.url, x.accept, &validators)),
-                        now,
-                    )?;
-                    SourceReport {
-                        name: name.clone(),
-                        status: SourceStatus::Ok {
-                            not_modified: false,
-                        },
-                        items: if options.all { items } else { new },
-                        method: Some(method(x.method)),
-                        fetched_url: Some(x.url),
-                    }
-                }
+                Ok(items) => self.delivered(&name, x, items, options, now)?,
             },
             SourceEvent::Finished(SourceOutcome::NotModified { method: m, url }) => SourceReport {
                 name: name.clone(),
@@ -1087,6 +1072,48 @@ impl From<SourceOutcome> for SourceStatus {
             SourceOutcome::Failed { reason } => SourceStatus::Failed { reason },
         }
     }
+}
+
+/// Restores the gate's knowledge from the store: the blocklist, the
+/// robots.txt cache and the per-host schedule.
+///
+/// Stored instants in the future (the clock was ahead when they were
+/// written, or has been set back since) are clamped to now and written back:
+/// a robots.txt or blocklist must not stay "fresh" for its TTL plus the skew,
+/// and every later start would clamp it anew.
+fn restore(store: &Store, gate: &mut Gate, now: Timestamp) -> Result<BlocklistState, StoreError> {
+    let mut blocklist_state = BlocklistState::Unknown;
+    if let Some(mut row) = store.blocklist()? {
+        if row.fetched_at > now {
+            row.fetched_at = now;
+            store.put_blocklist(&row)?;
+        }
+        if let Some(list) = blocklist_from_row(&row) {
+            blocklist_state = BlocklistState::Cached {
+                entries: list.len(),
+            };
+            gate.blocklist_adopted(list, row.fetched_at);
+        }
+    }
+    for mut row in store.robots_all()? {
+        if row.fetched_at > now {
+            row.fetched_at = now;
+            store.put_robots(&row)?;
+        }
+        let base = format!("{}/", row.origin);
+        let Ok(u) = CoreUrl::parse(&base) else {
+            continue;
+        };
+        if (200..300).contains(&row.status) {
+            gate.robots_fetched(&u, &row.body, row.fetched_at);
+        } else {
+            gate.set_robots(&u, Policy::allow_all(), row.fetched_at);
+        }
+    }
+    for (host, row) in store.hosts()? {
+        apply_host_row(gate, &host, row, now);
+    }
+    Ok(blocklist_state)
 }
 
 fn apply_host_row(gate: &mut Gate, host: &str, row: HostRow, now: Timestamp) {

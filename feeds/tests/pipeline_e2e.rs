@@ -2040,3 +2040,92 @@ fn https_to_a_plain_http_port_says_so() {
     let text = format!("{:?}", rep.sources[0].status);
     assert!(text.contains("did not answer in TLS"), "{text}");
 }
+
+/// Issue #11's fault suite, the rest of it: a gzip bomb, a body past the
+/// limit, a redirect loop and a Retry-After in the past each end their own
+/// source the way the fetch machines decide, and cost no more requests
+/// than that decision allows.
+#[test]
+fn bombs_huge_bodies_loops_and_past_retry_after_end_their_source_only() {
+    let server = open_site();
+    let faults = FaultServer::start(|path| match path {
+        "/robots.txt" => Fault::answer(404, ""),
+        // 256 MiB of zeros in about 256 KiB on the wire.
+        "/bomb.xml" => Fault::GzipBomb {
+            expands_to: 256 << 20,
+        },
+        "/huge.xml" => Fault::answer(200, vec![b' '; (2 << 20) + 1]),
+        p if p.starts_with("/loop") => Fault::redirect(302, "/loop-again"),
+        _ => Fault::Answer {
+            status: 503,
+            headers: vec!["Retry-After: Wed, 21 Oct 2015 07:28:00 GMT".into()],
+            body: Vec::new(),
+        },
+    });
+    let dir = state_dir("fault-suite");
+    let mut cfg = config(&dir, &server, &["fine.test"]);
+    for host in ["bomb.test", "huge.test", "loop.test", "past.test"] {
+        cfg.connect_to.push(wr_feeds::config::ConnectTo::new(
+            host,
+            80,
+            "127.0.0.1",
+            faults.port(),
+        ));
+    }
+    cfg.max_body = 2 << 20;
+    cfg.backoff.max_retries = 2;
+    let sources = [
+        src(
+            "bomb",
+            "http://bomb.test/",
+            Some("http://bomb.test/bomb.xml"),
+        ),
+        src(
+            "huge",
+            "http://huge.test/",
+            Some("http://huge.test/huge.xml"),
+        ),
+        src("loop", "http://loop.test/", Some("http://loop.test/loop")),
+        src(
+            "past",
+            "http://past.test/",
+            Some("http://past.test/feed.xml"),
+        ),
+        src("fine", "http://fine.test/feed", None),
+    ];
+    let mut p = Pipeline::open(cfg).unwrap();
+    let rep = p.run(&sources, FORCE, &mut NoProgress).unwrap();
+    let reason = |i: usize| match &rep.sources[i].status {
+        SourceStatus::Failed { reason } => reason.clone(),
+        other => panic!("{}: {other:?}", rep.sources[i].name),
+    };
+    // The bomb is cut at the body limit after decompression, not retried.
+    assert!(reason(0).contains("too large"), "{}", reason(0));
+    assert!(reason(1).contains("too large"), "{}", reason(1));
+    assert!(reason(2).contains("more than 5 redirects"), "{}", reason(2));
+    assert!(
+        reason(3).contains("HTTP 503 after 2 retries"),
+        "{}",
+        reason(3)
+    );
+    assert_eq!(
+        rep.sources[4].status,
+        SourceStatus::Ok {
+            not_modified: false
+        }
+    );
+    let count = |prefix: &str| {
+        faults
+            .paths()
+            .iter()
+            .filter(|p| p.starts_with(prefix))
+            .count()
+    };
+    assert_eq!(count("/bomb.xml"), 1, "{:?}", faults.paths());
+    assert_eq!(count("/huge.xml"), 1, "{:?}", faults.paths());
+    // The target and five hops; the sixth hop is not followed.
+    assert_eq!(count("/loop"), 6, "{:?}", faults.paths());
+    // A Retry-After in the past means "now": the first attempt and two
+    // retries, each still spaced by R4.
+    assert_eq!(count("/feed.xml"), 3, "{:?}", faults.paths());
+}
