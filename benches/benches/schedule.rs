@@ -1,6 +1,7 @@
 //! Scheduling on a virtual clock (no network, no sleeping): total time of
-//! the pipeline's order — the real `wr_feeds::schedule::Schedule`, driven
-//! with the pipeline's job steps (see `wr_benches::sched`) — against the
+//! the pipeline's order — the real `wr_feeds::schedule::Schedule`, driving
+//! the real fetch machines (`wr_core::fetch::SourceFetch` over a real
+//! `Gate`, see `wr_benches::sched`) — against the
 //! naive one-source-after-another order and the lower bound
 //! max(sum of response times, longest per-host chain).
 //!
@@ -27,7 +28,7 @@ fn main() {
     if std::env::args().any(|a| a == "--list") {
         return;
     }
-    println!("scheduling simulation (virtual clock; pipeline = wr_feeds::schedule::Schedule with the pipeline's job steps)");
+    println!("scheduling simulation (virtual clock; pipeline = wr_feeds::schedule::Schedule driving wr_core::fetch::SourceFetch machines over a real Gate)");
     println!(
         "{:<30} {:>4} {:>4} {:>5} {:>6} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8}",
         "scenario",

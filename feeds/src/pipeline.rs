@@ -143,6 +143,9 @@ pub struct Pipeline {
     requests: u32,
     /// Hosts sent a request since the scheduler last heard of them.
     sent_to: Vec<String>,
+    /// Hosts whose robots.txt was learnt since the scheduler last heard:
+    /// their queued jobs are judged again (a denial needs no slot).
+    learnt_robots: Vec<String>,
 }
 
 impl fmt::Debug for Pipeline {
@@ -257,6 +260,7 @@ impl Pipeline {
             notices: Vec::new(),
             requests: 0,
             sent_to: Vec::new(),
+            learnt_robots: Vec::new(),
         })
     }
 
@@ -439,12 +443,17 @@ impl Pipeline {
                     status,
                     body,
                     fetched_at,
-                } => self.store.put_robots(&RobotsRow {
-                    origin,
-                    status,
-                    body,
-                    fetched_at,
-                })?,
+                } => {
+                    if let Ok(u) = CoreUrl::parse(&format!("{origin}/")) {
+                        self.learnt_robots.push(host_key(&u));
+                    }
+                    self.store.put_robots(&RobotsRow {
+                        origin,
+                        status,
+                        body,
+                        fetched_at,
+                    })?
+                }
                 Effect::BlocklistAdopted {
                     list,
                     fetched_at,
@@ -822,6 +831,7 @@ impl Pipeline {
         self.notices.clear();
         self.requests = 0;
         self.sent_to.clear();
+        self.learnt_robots.clear();
         self.run = Run::new(self.config.max_wait, self.config.backoff);
         let started = self.clock.now();
         let mut reports: Vec<Option<SourceReport>> = vec![None; sources.len()];
@@ -865,7 +875,7 @@ impl Pipeline {
                         });
                     }
                     let step = self.step_job(&mut job, options, progress)?;
-                    self.tell_scheduler(&mut sched);
+                    self.tell_scheduler(&mut sched, &jobs);
                     match step {
                         Step::Again(t) => {
                             self.queue(&mut sched, j, &job, t);
@@ -919,11 +929,22 @@ impl Pipeline {
     /// gate. Not a slot beyond what the run waits for (a long Retry-After,
     /// the R5 cool-down): that wait is the machines' to turn into
     /// "deferred", never the scheduler's to sleep on.
-    fn tell_scheduler(&mut self, sched: &mut Schedule<usize>) {
+    ///
+    /// Jobs queued on a host whose robots.txt was just learnt are queued
+    /// again: those it denies go without waiting for the slot.
+    fn tell_scheduler(&mut self, sched: &mut Schedule<usize>, jobs: &[Option<Job>]) {
         let horizon = self.run.horizon(self.clock.now());
         for host in std::mem::take(&mut self.sent_to) {
             if let Some(at) = self.gate.next_slot(&host).filter(|&at| at <= horizon) {
                 sched.host_free_at(&host, at);
+            }
+        }
+        for host in std::mem::take(&mut self.learnt_robots) {
+            for (j, ready_at) in sched.take_host(&host) {
+                match jobs.get(j).and_then(Option::as_ref) {
+                    Some(job) => self.queue(sched, j, job, ready_at),
+                    None => sched.push(j, ready_at),
+                }
             }
         }
     }

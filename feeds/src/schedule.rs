@@ -150,6 +150,28 @@ impl<K> Schedule<K> {
         self.hosts[h].free_at = Some(at);
     }
 
+    /// Removes the jobs queued on `host` and returns them with their
+    /// `ready_at`, so the caller can queue them again once it knows more
+    /// (a robots.txt just learnt may answer some of them without a request).
+    pub fn take_host(&mut self, host: &str) -> Vec<(K, Timestamp)> {
+        let Some(&h) = self.host_index.get(host) else {
+            return Vec::new();
+        };
+        let mut taken = Vec::new();
+        let mut kept = Vec::with_capacity(self.entries.len());
+        for e in self.entries.drain(..) {
+            match e.host {
+                Some((eh, share)) if eh == h => {
+                    self.hosts[h].chain = self.hosts[h].chain.saturating_sub(share);
+                    taken.push((e.job, e.ready_at));
+                }
+                _ => kept.push(e),
+            }
+        }
+        self.entries = kept;
+        taken
+    }
+
     fn host(&mut self, host: &str) -> usize {
         if let Some(&h) = self.host_index.get(host) {
             return h;

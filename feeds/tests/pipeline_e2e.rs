@@ -2129,3 +2129,52 @@ fn bombs_huge_bodies_loops_and_past_retry_after_end_their_source_only() {
     // retries, each still spaced by R4.
     assert_eq!(count("/feed.xml"), 3, "{:?}", faults.paths());
 }
+
+/// Spec 7 puts R2 and R3 before R4: a source that robots.txt denies is
+/// answered at once, not after waiting out its host's Crawl-delay behind
+/// an allowed source of the same host (the scheduler used to queue it on
+/// the host's slot).
+#[test]
+fn a_denied_source_does_not_wait_for_its_hosts_crawl_delay() {
+    let server = TestServer::start(|r| match (r.host.as_str(), r.path()) {
+        ("wal.sh", _) => operator(r),
+        (_, "/robots.txt") => Reply::new(
+            200,
+            "text/plain",
+            "User-agent: *\nCrawl-delay: 60\nDisallow: /private\n",
+        ),
+        _ => Reply::new(200, "text/markdown", "[x](https://x.test/x)"),
+    });
+    let clock = Arc::new(ManualClock::new(Timestamp::from_secs(1_780_000_000)));
+    let dir = state_dir("denied-no-wait");
+    let mut cfg = config(&dir, &server, &["slow.test"]);
+    cfg.clock = clock.clone();
+    let sources = [
+        src("allowed", "http://slow.test/a", None),
+        src("also allowed", "http://slow.test/b", None),
+        src("denied", "http://slow.test/private/c", None),
+    ];
+    let mut p = Pipeline::open(cfg).unwrap();
+    let mut log: Vec<(String, u64)> = Vec::new();
+    let c = clock.clone();
+    let mut progress = |e: wr_feeds::Event<'_>| {
+        if let wr_feeds::Event::SourceDone { name, .. } = e {
+            log.push((name.to_string(), wr_feeds::Clock::now(&*c).0));
+        }
+    };
+    let rep = p.run(&sources, FORCE, &mut progress).unwrap();
+    assert!(
+        matches!(rep.sources[2].status, SourceStatus::DeniedRobots { .. }),
+        "{:?}",
+        rep.sources[2].status
+    );
+    let at = |name: &str| log.iter().find(|(n, _)| n == name).unwrap().1;
+    let start = 1_780_000_000_000;
+    // The two allowed sources are 60 s apart (Crawl-delay); the denied one
+    // is answered as soon as robots.txt is known, without a slot.
+    assert!(
+        at("also allowed").abs_diff(at("allowed")) >= 60_000,
+        "{log:?}"
+    );
+    assert!(at("denied") < start + 60_000, "{log:?}");
+}
