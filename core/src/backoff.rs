@@ -38,6 +38,13 @@ use crate::constants::{BACKOFF_CAP, DEFAULT_BACKOFF_BASE, DEFAULT_MAX_RETRIES};
 
 /// Whether a response status is retried under R5: 429 and 503 (MUST),
 /// 500, 502 and 504 (MAY, chosen here).
+///
+/// ```
+/// use wr_core::backoff::is_retryable_status;
+/// assert!(is_retryable_status(503));
+/// assert!(is_retryable_status(429));
+/// assert!(!is_retryable_status(404));
+/// ```
 pub fn is_retryable_status(status: u16) -> bool {
     matches!(status, 429 | 500 | 502 | 503 | 504)
 }
@@ -117,6 +124,24 @@ impl Backoff {
     /// give up once `attempt >= max_retries`, otherwise retry after
     /// `retry_after` (the server's `Retry-After`, uncapped) or, without
     /// one, the jittered [`Backoff::delay`].
+    ///
+    /// ```
+    /// use core::time::Duration;
+    /// use wr_core::backoff::{Backoff, BackoffStep};
+    /// let b = Backoff::default();
+    /// // A server's Retry-After wins over the computed wait.
+    /// assert_eq!(
+    ///     b.next(0, Some(Duration::from_secs(7)), 0.5),
+    ///     BackoffStep::Retry { after: Duration::from_secs(7) }
+    /// );
+    /// // Otherwise full jitter under min(cap, base * 2^attempt).
+    /// match b.next(3, None, 0.5) {
+    ///     BackoffStep::Retry { after } => assert!(after <= b.ceiling(3)),
+    ///     BackoffStep::GiveUp => unreachable!(),
+    /// }
+    /// // The budget spent: give up (the caller then holds the host).
+    /// assert_eq!(b.next(b.max_retries, None, 0.5), BackoffStep::GiveUp);
+    /// ```
     pub fn next(
         &self,
         attempt: u32,

@@ -117,6 +117,13 @@ impl fmt::Display for BlocklistError {
 /// `walsh-research-test-fixtures`, `walsh-research-attestation`) and for the
 /// spec version (`walsh-research-compliance/v1.3`). The family is compared
 /// exactly; N and M are ASCII digits.
+///
+/// ```
+/// use wr_core::blocklist::contract_major;
+/// let family = "walsh-research-blocklist";
+/// assert_eq!(contract_major("walsh-research-blocklist/v1.4", family), Some(1));
+/// assert_eq!(contract_major("walsh-research-blocklist/1", family), None);
+/// ```
 pub fn contract_major(contract: &str, family: &str) -> Option<u32> {
     let version = contract.strip_prefix(family)?.strip_prefix("/v")?;
     let (major, minor) = match version.split_once('.') {
@@ -212,6 +219,20 @@ impl Blocklist {
 
     /// The first listed entry that blocks `host` (R3a), if any. `host` may
     /// carry a port and any letter case.
+    ///
+    /// ```
+    /// use wr_core::blocklist::{BlockedDomain, Blocklist};
+    /// let list = Blocklist::new(
+    ///     "walsh-research-blocklist/v1",
+    ///     Some("PT6H"),
+    ///     [BlockedDomain::new("Example.org", "2026-01-01", "opted out")],
+    /// )?;
+    /// // R3a: the domain and every subdomain, case-insensitively.
+    /// assert_eq!(list.blocked_by("www.example.ORG").map(|d| d.domain.as_str()), Some("example.org"));
+    /// assert!(list.blocked_by("example.org.evil.test").is_none());
+    /// assert!(list.blocked_by("notexample.org").is_none());
+    /// # Ok::<(), wr_core::blocklist::BlocklistError>(())
+    /// ```
     pub fn blocked_by(&self, host: &str) -> Option<&BlockedDomain> {
         self.entries
             .iter()

@@ -105,6 +105,15 @@ pub fn write_canonical(url: &str, out: &mut impl fmt::Write) -> Result<(), Canon
 }
 
 /// The R7 canonical key of `url`, owned.
+///
+/// ```
+/// use wr_core::canonical::canonical_url;
+/// // Scheme and host in lower case, default port and fragment dropped.
+/// let a = canonical_url("HTTPS://Example.COM:443/a?b=1#top")?;
+/// let b = canonical_url("https://example.com/a?b=1")?;
+/// assert_eq!(a, b);
+/// # Ok::<(), wr_core::canonical::CanonicalError>(())
+/// ```
 #[cfg(feature = "alloc")]
 pub fn canonical_url(url: &str) -> Result<alloc::string::String, CanonicalError> {
     let mut s = alloc::string::String::with_capacity(url.len() + 1);

@@ -44,6 +44,13 @@ pub fn normalize_host(host: &str) -> &str {
 /// Whether `host` is `domain` or a subdomain of it (R3a): case-insensitive,
 /// ports and one trailing dot ignored on both sides; an empty domain never
 /// matches.
+///
+/// ```
+/// use wr_core::domain::host_matches_domain;
+/// assert!(host_matches_domain("news.Example.com.:8443", "example.com"));
+/// assert!(!host_matches_domain("badexample.com", "example.com"));
+/// assert!(!host_matches_domain("example.com", ""));
+/// ```
 pub fn host_matches_domain(host: &str, domain: &str) -> bool {
     let h = normalize_host(host).as_bytes();
     let d = normalize_host(domain).as_bytes();

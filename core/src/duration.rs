@@ -130,6 +130,14 @@ fn fraction_nanos(frac: &str) -> u32 {
 
 /// Parses an ISO-8601 duration (see the module docs): `PT6H`, `PT30M`,
 /// `P1D`, `PT1H30M`, `P1W`, `PT1.5S`, and `P1M` as 28 days, `P1Y` as 365.
+///
+/// ```
+/// use core::time::Duration;
+/// use wr_core::duration::parse_duration;
+/// assert_eq!(parse_duration("PT1H30M"), Ok(Duration::from_secs(5_400)));
+/// assert_eq!(parse_duration("P1D"), Ok(Duration::from_secs(86_400)));
+/// assert!(parse_duration("1 hour").is_err());
+/// ```
 pub fn parse_duration(s: &str) -> Result<Duration, DurationError> {
     if s.is_empty() {
         return Err(DurationError::Empty);

@@ -7,9 +7,24 @@
 //! cares about (may we fetch this URL, and when?) a deterministic function
 //! that tests can drive exhaustively, and leaves the I/O shell (`wr-feeds`)
 //! thin. See `docs/architecture.md`.
+//!
+//! Where to start:
+//!
+//! * [`robots::Policy`]: parse a robots.txt once for a product token, then
+//!   [`robots::Policy::check`] paths (allowed only if every reading allows,
+//!   with the deciding rule);
+//! * [`gate::Gate`]: the pre-request gate (R3 → R2 → R4), the only maker of
+//!   a [`gate::Permit`];
+//! * [`fetch`]: every decision of a fetch as sans-I/O state machines;
+//! * [`blocklist::Blocklist`], [`duration::parse_duration`],
+//!   [`retry_after::parse_retry_after`], [`backoff::Backoff`],
+//!   [`canonical::canonical_url`], [`throttle::spacing`]: the pieces.
+//!
+//! The crate README has runnable examples of the first two.
 #![no_std]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![forbid(unsafe_code)]
-#![warn(missing_docs)]
+#![deny(missing_docs)]
 // With neither model enabled only the building blocks remain.
 #![cfg_attr(not(any(feature = "alloc", feature = "heapless")), allow(dead_code))]
 
@@ -34,3 +49,8 @@ pub mod robots;
 pub mod throttle;
 pub mod time;
 pub mod url;
+
+// The README's examples are compiled and run as doctests.
+#[cfg(all(doctest, feature = "alloc"))]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

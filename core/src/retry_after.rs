@@ -53,6 +53,20 @@ impl fmt::Display for RetryAfterError {
 }
 
 /// The delay a `Retry-After` value asks for, seen from `now`.
+///
+/// ```
+/// use core::time::Duration;
+/// use wr_core::retry_after::parse_retry_after;
+/// use wr_core::time::Timestamp;
+/// let now = Timestamp(1_445_412_480_000); // Wed, 21 Oct 2015 07:28:00 GMT
+/// assert_eq!(parse_retry_after("120", now), Ok(Duration::from_secs(120)));
+/// assert_eq!(
+///     parse_retry_after("Wed, 21 Oct 2015 07:29:00 GMT", now),
+///     Ok(Duration::from_secs(60))
+/// );
+/// // An instant already past means "now".
+/// assert_eq!(parse_retry_after("Wed, 21 Oct 2015 07:00:00 GMT", now), Ok(Duration::ZERO));
+/// ```
 pub fn parse_retry_after(value: &str, now: Timestamp) -> Result<Duration, RetryAfterError> {
     let value = value.trim_ascii();
     if value.is_empty() {

@@ -17,6 +17,15 @@ use crate::time::Timestamp;
 /// The minimum spacing between two requests to one host:
 /// `max(MIN_REQUEST_INTERVAL, crawl_delay)`, rounded up to a whole
 /// millisecond ([`ceil_millis`]).
+///
+/// ```
+/// use core::time::Duration;
+/// use wr_core::throttle::spacing;
+/// // R4: max(1 s, Crawl-delay).
+/// assert_eq!(spacing(None), Duration::from_secs(1));
+/// assert_eq!(spacing(Some(Duration::from_millis(200))), Duration::from_secs(1));
+/// assert_eq!(spacing(Some(Duration::from_secs(5))), Duration::from_secs(5));
+/// ```
 pub fn spacing(crawl_delay: Option<Duration>) -> Duration {
     ceil_millis(crawl_delay.map_or(MIN_REQUEST_INTERVAL, |d| d.max(MIN_REQUEST_INTERVAL)))
 }

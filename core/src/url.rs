@@ -49,6 +49,16 @@ impl fmt::Display for UrlError {
 
 impl<'a> Url<'a> {
     /// Splits `input` into its parts.
+    ///
+    /// ```
+    /// use wr_core::url::Url;
+    /// let u = Url::parse("https://Example.com:8443/a/b?q=1#frag")?;
+    /// assert_eq!((u.host, u.port), ("Example.com", Some(8443)));
+    /// assert_eq!(u.path_and_query, "/a/b?q=1");
+    /// assert_eq!(u.fragment, Some("frag"));
+    /// assert!(Url::parse("ftp://example.com/").is_err());
+    /// # Ok::<(), wr_core::url::UrlError>(())
+    /// ```
     pub fn parse(input: &'a str) -> Result<Url<'a>, UrlError> {
         let sep = input.find("://").ok_or(UrlError::NotAbsolute)?;
         let scheme = &input[..sep];

@@ -20,13 +20,54 @@
 //!   R3/R3b/R12's rules for adopting, keeping or doing without a blocklist.
 //!
 //! Each machine answers [`Machine::poll`] with an [`Action`]: send this
-//! request under this [`Permit`](crate::gate::Permit), fetch the blocklist
+//! request under this [`Permit`] (a permit from the gate), fetch the blocklist
 //! first, wait until an instant, or done with an outcome. The driver sends
 //! and reports back with [`Machine::handle_response`] or
 //! [`Machine::handle_failure`]. What must outlive the machine (a hold, a
 //! robots.txt to store, a notice for the reader) is queued on the [`Run`]
 //! as an [`Effect`] for the driver to persist. Tests drive the machines
 //! with made-up responses and instants; no server, no sleeping.
+//!
+//! One GET, driven by hand: a redirect is followed only through the gate
+//! again, here after R4's one-second wait for the host.
+//!
+//! ```
+//! use core::time::Duration;
+//! use wr_core::backoff::Backoff;
+//! use wr_core::blocklist::Blocklist;
+//! use wr_core::fetch::{Action, Ctx, Get, GetOutcome, Machine, Response, Run};
+//! use wr_core::gate::{Gate, GateConfig};
+//! use wr_core::time::Timestamp;
+//! use wr_core::url::Url;
+//!
+//! let t0 = Timestamp(1_700_000_000_000);
+//! let mut gate = Gate::new(GateConfig::default());
+//! gate.blocklist_adopted(Blocklist::empty(), t0);
+//! gate.robots_not_found(&Url::parse("https://example.com/").unwrap(), t0);
+//! let mut run = Run::new(Duration::from_secs(300), Backoff::default());
+//! let mut cx = Ctx { gate: &mut gate, run: &mut run, now: t0, jitter: 0.5 };
+//!
+//! let mut get = Get::new("https://example.com/feed", None);
+//! let Action::Send(req) = get.poll(&mut cx) else { panic!("send first") };
+//! assert_eq!(req.url(), "https://example.com/feed");
+//! let moved = Response {
+//!     status: 301,
+//!     location: Some("https://example.com/new".into()),
+//!     ..Response::default()
+//! };
+//! get.handle_response(&mut cx, moved, None);
+//!
+//! let Action::Wait(slot) = get.poll(&mut cx) else { panic!("R4 first") };
+//! cx.now = slot;
+//! let Action::Send(req) = get.poll(&mut cx) else { panic!("then the hop") };
+//! assert_eq!(req.url(), "https://example.com/new");
+//! let ok = Response { status: 200, body: b"<rss/>".to_vec(), ..Response::default() };
+//! get.handle_response(&mut cx, ok, None);
+//! assert!(matches!(
+//!     get.take_output(),
+//!     Some(GetOutcome::Response { url, .. }) if url == "https://example.com/new"
+//! ));
+//! ```
 //!
 //! What the driver still does, because it is I/O or parsing rather than a
 //! decision: it resolves a `Location` against the request URL (with a

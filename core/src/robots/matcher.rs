@@ -214,7 +214,7 @@ pub fn matches<S: Subject>(pattern: &[u8], subject: S) -> bool {
 /// last one at its rightmost occurrence gives the latest (leftmost places
 /// leave it the most room). A final `$` covers the whole subject either way,
 /// and a pattern without `*` covers exactly its own octets. Linear on a
-/// slice, like [`matches`].
+/// slice, like [`matches()`].
 pub fn match_span<S: Subject>(pattern: &[u8], subject: S) -> Option<(usize, usize)> {
     let total = subject.remaining();
     let (body, anchored) = match pattern.split_last() {
