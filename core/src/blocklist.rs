@@ -31,7 +31,6 @@
 
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
-use core::fmt;
 use core::time::Duration;
 
 use crate::constants::BLOCKLIST_REFRESH_DEFAULT;
@@ -66,48 +65,31 @@ impl BlockedDomain {
 }
 
 /// Why a (schema-valid) blocklist document is not adopted.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum BlocklistError {
     /// `contract` is not `walsh-research-blocklist/vN[.M]`.
+    #[error("blocklist contract {0:?} is not {BLOCKLIST_FAMILY}/vN", BLOCKLIST_FAMILY = BLOCKLIST_FAMILY)]
     MalformedContract(String),
     /// The contract major is not one this crate knows (R3c).
+    #[error("blocklist contract major v{0} is unknown (this tool knows v{BLOCKLIST_MAJOR})", BLOCKLIST_MAJOR = BLOCKLIST_MAJOR)]
     UnknownMajor(u32),
     /// `refresh` is not a duration this crate can honour.
-    BadRefresh(DurationError),
+    #[error("blocklist refresh: {0}")]
+    BadRefresh(#[source] DurationError),
     /// `blocked[index].domain` is empty after normalisation.
+    #[error("blocklist entry {index} has an empty domain")]
     EmptyDomain {
         /// Position in `blocked[]`.
         index: usize,
     },
     /// `blocked[index].domain` can never equal a URL host.
+    #[error("blocklist entry {index} has a domain no host can match: {domain:?}")]
     InvalidDomain {
         /// Position in `blocked[]`.
         index: usize,
         /// The domain as written.
         domain: String,
     },
-}
-
-impl fmt::Display for BlocklistError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            BlocklistError::MalformedContract(c) => {
-                write!(f, "blocklist contract {c:?} is not {BLOCKLIST_FAMILY}/vN")
-            }
-            BlocklistError::UnknownMajor(n) => write!(
-                f,
-                "blocklist contract major v{n} is unknown (this tool knows v{BLOCKLIST_MAJOR})"
-            ),
-            BlocklistError::BadRefresh(e) => write!(f, "blocklist refresh: {e}"),
-            BlocklistError::EmptyDomain { index } => {
-                write!(f, "blocklist entry {index} has an empty domain")
-            }
-            BlocklistError::InvalidDomain { index, domain } => write!(
-                f,
-                "blocklist entry {index} has a domain no host can match: {domain:?}"
-            ),
-        }
-    }
 }
 
 /// The major version of a `family/vN` or `family/vN.M` contract string, or
@@ -487,5 +469,22 @@ mod tests {
         assert!(BlocklistError::BadRefresh(DurationError::MissingP)
             .to_string()
             .contains("'P'"));
+    }
+}
+
+#[cfg(test)]
+mod error_chain {
+    use super::*;
+    use core::error::Error;
+
+    /// A refused refresh says why in its own words and hands the duration
+    /// parser's error on as its source, for callers that walk the chain.
+    #[test]
+    fn a_bad_refresh_keeps_the_duration_error_as_its_source() {
+        let e = Blocklist::new("walsh-research-blocklist/v1", Some("six hours"), [])
+            .expect_err("not an ISO-8601 duration");
+        assert!(e.to_string().starts_with("blocklist refresh: "), "{e}");
+        let source = e.source().expect("a source");
+        assert_eq!(source.to_string(), "an ISO-8601 duration starts with 'P'");
     }
 }

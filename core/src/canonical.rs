@@ -29,21 +29,14 @@ use core::fmt;
 use crate::url::{Url, UrlError};
 
 /// Why no canonical key could be written.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 pub enum CanonicalError {
     /// The input is not an absolute http(s) URL.
-    Url(UrlError),
+    #[error("cannot canonicalise URL: {0}")]
+    Url(#[source] UrlError),
     /// The output writer failed.
+    #[error("writing the canonical URL failed")]
     Write,
-}
-
-impl fmt::Display for CanonicalError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            CanonicalError::Url(e) => write!(f, "cannot canonicalise URL: {e}"),
-            CanonicalError::Write => f.write_str("writing the canonical URL failed"),
-        }
-    }
 }
 
 impl From<UrlError> for CanonicalError {

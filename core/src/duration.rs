@@ -27,7 +27,6 @@
 //!   components must appear in the order above, each at most once.
 //! * Totals that do not fit a [`Duration`] are an error, never a panic.
 
-use core::fmt;
 use core::time::Duration;
 
 use nom::bytes::complete::take_while1;
@@ -36,53 +35,35 @@ use nom::combinator::opt;
 use nom::{IResult, Parser};
 
 /// Why a string is not a duration this crate accepts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 pub enum DurationError {
     /// The input is empty.
+    #[error("empty duration")]
     Empty,
     /// The input does not start with `P`.
+    #[error("an ISO-8601 duration starts with 'P'")]
     MissingP,
     /// `P` (or `T`) is not followed by any component.
+    #[error("'P' or 'T' must be followed by at least one component")]
     NoComponents,
     /// A fraction on a component other than seconds.
+    #[error("only the seconds (S) component may have a fraction")]
     FractionNotSeconds,
     /// A component out of order, repeated, or in the wrong half (`PT1D`).
+    #[error("component at byte {offset} is repeated, out of order (expected Y, M, W, D, T, H, M, S) or on the wrong side of T")]
     Order {
         /// Byte offset of the offending component.
         offset: usize,
     },
     /// Something that is not `<digits><designator>` at `offset`.
+    #[error("expected <digits><designator> at byte {offset} (designators Y M W D H M S)")]
     Syntax {
         /// Byte offset of the first unexpected character.
         offset: usize,
     },
     /// The total does not fit a `Duration`.
+    #[error("duration too large")]
     Overflow,
-}
-
-impl fmt::Display for DurationError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            DurationError::Empty => f.write_str("empty duration"),
-            DurationError::MissingP => f.write_str("an ISO-8601 duration starts with 'P'"),
-            DurationError::NoComponents => {
-                f.write_str("'P' or 'T' must be followed by at least one component")
-            }
-            DurationError::FractionNotSeconds => {
-                f.write_str("only the seconds (S) component may have a fraction")
-            }
-            DurationError::Order { offset } => write!(
-                f,
-                "component at byte {offset} is repeated, out of order \
-                 (expected Y, M, W, D, T, H, M, S) or on the wrong side of T"
-            ),
-            DurationError::Syntax { offset } => write!(
-                f,
-                "expected <digits><designator> at byte {offset} (designators Y M W D H M S)"
-            ),
-            DurationError::Overflow => f.write_str("duration too large"),
-        }
-    }
 }
 
 /// One `<digits>[<fraction>]<designator>` component, borrowed.

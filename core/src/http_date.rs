@@ -50,40 +50,29 @@ use nom::{IResult, Parser};
 use crate::time::Timestamp;
 
 /// Why a string is not an HTTP-date.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 pub enum HttpDateError {
     /// The input is empty (after trimming spaces).
+    #[error("empty HTTP-date")]
     Empty,
     /// The shape matches none of IMF-fixdate, RFC 850 and asctime.
+    #[error("not an HTTP-date (expected IMF-fixdate \"Sun, 06 Nov 1994 08:49:37 GMT\", RFC 850 \"Sunday, 06-Nov-94 08:49:37 GMT\" or asctime \"Sun Nov  6 08:49:37 1994\")")]
     Syntax,
     /// The day name is not one of `Mon`..`Sun` / `Monday`..`Sunday`.
+    #[error("unknown day name in HTTP-date")]
     UnknownDayName,
     /// The month name is not one of `Jan`..`Dec`.
+    #[error("unknown month name in HTTP-date")]
     UnknownMonth,
     /// The day does not exist in that month and year.
+    #[error("day of month out of range in HTTP-date")]
     InvalidDay,
     /// Hour above 23, minute above 59 or second above 60.
+    #[error("hour, minute or second out of range in HTTP-date")]
     InvalidTime,
     /// The date is before 1970-01-01T00:00:00Z.
+    #[error("HTTP-date before 1970")]
     BeforeEpoch,
-}
-
-impl fmt::Display for HttpDateError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            HttpDateError::Empty => "empty HTTP-date",
-            HttpDateError::Syntax => {
-                "not an HTTP-date (expected IMF-fixdate \"Sun, 06 Nov 1994 08:49:37 GMT\", \
-                 RFC 850 \"Sunday, 06-Nov-94 08:49:37 GMT\" or asctime \
-                 \"Sun Nov  6 08:49:37 1994\")"
-            }
-            HttpDateError::UnknownDayName => "unknown day name in HTTP-date",
-            HttpDateError::UnknownMonth => "unknown month name in HTTP-date",
-            HttpDateError::InvalidDay => "day of month out of range in HTTP-date",
-            HttpDateError::InvalidTime => "hour, minute or second out of range in HTTP-date",
-            HttpDateError::BeforeEpoch => "HTTP-date before 1970",
-        })
-    }
 }
 
 const DAYS_SHORT: [&str; 7] = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"];

@@ -23,33 +23,20 @@
 //! 2026 00:00:00 GMT` with the table's remark "(past)": the same instant as
 //! `now`, hence 0 s (a strictly earlier date also clamps to 0).
 
-use core::fmt;
 use core::time::Duration;
 
 use crate::http_date::{parse_http_date_relative_to, HttpDateError};
 use crate::time::Timestamp;
 
 /// Why a `Retry-After` value cannot be used.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 pub enum RetryAfterError {
     /// The value is empty or only whitespace.
+    #[error("empty Retry-After value")]
     Empty,
     /// Neither delta-seconds nor an HTTP-date; the date parser's reason.
-    Invalid(HttpDateError),
-}
-
-impl fmt::Display for RetryAfterError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            RetryAfterError::Empty => f.write_str("empty Retry-After value"),
-            RetryAfterError::Invalid(e) => {
-                write!(
-                    f,
-                    "Retry-After is neither delta-seconds nor an HTTP-date: {e}"
-                )
-            }
-        }
-    }
+    #[error("Retry-After is neither delta-seconds nor an HTTP-date: {0}")]
+    Invalid(#[source] HttpDateError),
 }
 
 /// The delay a `Retry-After` value asks for, seen from `now`.

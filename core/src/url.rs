@@ -6,8 +6,6 @@
 //! crate before anything reaches the gate, so this splitter only has to be
 //! exact on well-formed URLs and refuse (never guess) on anything else.
 
-use core::fmt;
-
 /// The parts of an absolute URL, borrowed from the input.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Url<'a> {
@@ -24,27 +22,20 @@ pub struct Url<'a> {
 }
 
 /// Why a string is not an absolute http(s) URL the core can reason about.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 pub enum UrlError {
     /// No `scheme://` prefix.
+    #[error("not an absolute URL (expected scheme://host/...)")]
     NotAbsolute,
     /// A scheme other than `http` or `https`.
+    #[error("only http and https URLs are supported")]
     UnsupportedScheme,
     /// Empty host, or a host with characters no host can have.
+    #[error("missing or malformed host")]
     BadHost,
     /// A port that is not a number in 0..=65535.
+    #[error("malformed port")]
     BadPort,
-}
-
-impl fmt::Display for UrlError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            UrlError::NotAbsolute => "not an absolute URL (expected scheme://host/...)",
-            UrlError::UnsupportedScheme => "only http and https URLs are supported",
-            UrlError::BadHost => "missing or malformed host",
-            UrlError::BadPort => "malformed port",
-        })
-    }
 }
 
 impl<'a> Url<'a> {
