@@ -60,23 +60,99 @@ impl Default for GateConfig {
 
 /// The throttle key of a URL: lower-case host, without a trailing dot,
 /// with the port when it is not the scheme's default (R4: "the throttle
-/// key is the host").
-pub fn host_key(url: &Url<'_>) -> String {
-    let host = url.host.trim_end_matches('.').to_ascii_lowercase();
-    match url.non_default_port() {
-        Some(p) => alloc::format!("{host}:{p}"),
-        None => host,
+/// key is the host"). A type, not a string, so a host key cannot be mixed
+/// up with an origin or a URL; it reads as a `&str` where one is wanted.
+#[derive(Debug, Clone, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct HostKey(String);
+
+impl HostKey {
+    /// The key of `url`.
+    pub fn of(url: &Url<'_>) -> HostKey {
+        let host = url.host.trim_end_matches('.').to_ascii_lowercase();
+        HostKey(match url.non_default_port() {
+            Some(p) => alloc::format!("{host}:{p}"),
+            None => host,
+        })
+    }
+
+    /// A key as [`HostKey::as_str`] wrote it (read back from a store).
+    pub fn from_stored(key: &str) -> HostKey {
+        HostKey(key.to_string())
+    }
+
+    /// The key as text.
+    pub fn as_str(&self) -> &str {
+        &self.0
     }
 }
 
-/// The robots.txt scope of a URL: `scheme://host:port` (RFC 9309 §2.3).
-pub fn origin_key(url: &Url<'_>) -> String {
-    alloc::format!(
-        "{}://{}:{}",
-        url.scheme.to_ascii_lowercase(),
-        url.host.trim_end_matches('.').to_ascii_lowercase(),
-        url.effective_port()
-    )
+impl core::ops::Deref for HostKey {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl core::borrow::Borrow<str> for HostKey {
+    fn borrow(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for HostKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// The robots.txt scope of a URL: scheme, host and port, written
+/// `scheme://host:port` with the port always explicit (RFC 9309 §2.3), and
+/// the host key its requests are throttled under.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Origin {
+    key: String,
+    host: HostKey,
+}
+
+impl Origin {
+    /// The origin of `url`.
+    pub fn of(url: &Url<'_>) -> Origin {
+        Origin {
+            key: alloc::format!(
+                "{}://{}:{}",
+                url.scheme.to_ascii_lowercase(),
+                url.host.trim_end_matches('.').to_ascii_lowercase(),
+                url.effective_port()
+            ),
+            host: HostKey::of(url),
+        }
+    }
+
+    /// `scheme://host:port`.
+    pub fn as_str(&self) -> &str {
+        &self.key
+    }
+
+    /// The throttle key of the origin's host.
+    pub fn host(&self) -> &HostKey {
+        &self.host
+    }
+}
+
+impl fmt::Display for Origin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.key)
+    }
+}
+
+/// [`HostKey::of`].
+pub fn host_key(url: &Url<'_>) -> HostKey {
+    HostKey::of(url)
+}
+
+/// [`Origin::of`].
+pub fn origin_key(url: &Url<'_>) -> Origin {
+    Origin::of(url)
 }
 
 /// Where a host's robots.txt lives.
@@ -231,7 +307,7 @@ pub enum Purpose {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Permit {
     url: String,
-    host: String,
+    host: HostKey,
     purpose: Purpose,
     at: Timestamp,
 }
@@ -264,8 +340,8 @@ pub struct Gate {
     blocklist: Option<BlocklistEntry>,
     /// Set while no list is in force and none could be asked for.
     blocklist_unavailable: Option<(Timestamp, String)>,
-    robots: BTreeMap<String, RobotsEntry>,
-    hosts: BTreeMap<String, HostState>,
+    robots: BTreeMap<Origin, RobotsEntry>,
+    hosts: BTreeMap<HostKey, HostState>,
 }
 
 impl Gate {
@@ -405,7 +481,7 @@ impl Gate {
     /// Another process (or a previous run) sent a request to `host` at
     /// `at`: the schedule keeps the latest instant (R4, R4a).
     pub fn observe_request(&mut self, host: &str, at: Timestamp) {
-        let h = self.hosts.entry(host.to_string()).or_default();
+        let h = self.hosts.entry(HostKey::from_stored(host)).or_default();
         h.last_request = h.last_request.max(Some(at));
     }
 
@@ -417,7 +493,7 @@ impl Gate {
     /// R5: nothing goes to `host` before `until` (Retry-After, backoff, or
     /// the cooldown after retries run out). Never shortens an earlier hold.
     pub fn hold_host(&mut self, host: &str, until: Timestamp, reason: WaitReason) {
-        let h = self.hosts.entry(host.to_string()).or_default();
+        let h = self.hosts.entry(HostKey::from_stored(host)).or_default();
         if h.not_before.is_none_or(|t| t < until) {
             h.not_before = Some(until);
             h.not_before_reason = Some(reason);
@@ -441,7 +517,7 @@ impl Gate {
         let delay = self
             .robots
             .iter()
-            .filter(|(origin, _)| origin_host_key(origin) == host)
+            .filter(|(origin, _)| origin.host().as_str() == host)
             .filter_map(|(_, e)| match e {
                 RobotsEntry::Known { policy, .. } => policy.crawl_delay(),
                 RobotsEntry::Unreachable { .. } => None,
@@ -557,7 +633,7 @@ impl Gate {
             .unwrap_or(Decision::Ready)
     }
 
-    fn take_slot(&mut self, url: &str, host: String, purpose: Purpose, now: Timestamp) -> Permit {
+    fn take_slot(&mut self, url: &str, host: HostKey, purpose: Purpose, now: Timestamp) -> Permit {
         let h = self.hosts.entry(host.clone()).or_default();
         h.last_request = h.last_request.max(Some(now));
         Permit {
@@ -664,17 +740,4 @@ impl Gate {
             ]
             .contains(&parsed.path_and_query)
     }
-}
-
-/// The host key of an origin key (`scheme://host:port` → `host[:port]`).
-fn origin_host_key(origin: &str) -> String {
-    let rest = origin.split_once("://").map_or(origin, |(_, r)| r);
-    let scheme_default = if origin.starts_with("https") {
-        ":443"
-    } else {
-        ":80"
-    };
-    rest.strip_suffix(scheme_default)
-        .unwrap_or(rest)
-        .to_string()
 }

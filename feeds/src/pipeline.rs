@@ -54,7 +54,7 @@ use wr_core::fetch::{
     Parser, RefreshEvent, Refreshed, RobotsFetch, Run, SourceEvent, SourceFetch, SourceOutcome,
     Stage, Stored,
 };
-use wr_core::gate::{host_key, Decision, Gate, GateConfig, WaitReason};
+use wr_core::gate::{host_key, Decision, Gate, GateConfig, HostKey, WaitReason};
 use wr_core::robots::Policy;
 use wr_core::time::Timestamp;
 use wr_core::url::Url as CoreUrl;
@@ -145,7 +145,7 @@ pub struct Pipeline {
     sent_to: Vec<String>,
     /// Hosts whose robots.txt was learnt since the scheduler last heard:
     /// their queued jobs are judged again (a denial needs no slot).
-    learnt_robots: Vec<String>,
+    learnt_robots: Vec<HostKey>,
 }
 
 impl fmt::Debug for Pipeline {
@@ -437,18 +437,16 @@ impl Pipeline {
                     .hold(&host, until, reason == WaitReason::Cooldown)?,
                 Effect::RequestEnded { host, at } => self
                     .store
-                    .reserve_slot(&host, |_| ((), Some((host.clone(), at))))?,
+                    .reserve_slot(&host, |_| ((), Some((host.to_string(), at))))?,
                 Effect::Robots {
                     origin,
                     status,
                     body,
                     fetched_at,
                 } => {
-                    if let Ok(u) = CoreUrl::parse(&format!("{origin}/")) {
-                        self.learnt_robots.push(host_key(&u));
-                    }
+                    self.learnt_robots.push(origin.host().clone());
                     self.store.put_robots(&RobotsRow {
-                        origin,
+                        origin: origin.to_string(),
                         status,
                         body,
                         fetched_at,
@@ -749,7 +747,7 @@ impl Pipeline {
                     });
                 (host_key(&u), decided)
             }
-            Err(_) => (String::new(), None),
+            Err(_) => (HostKey::default(), None),
         };
         let (rule, line) = decided.map_or((None, None), |(r, l)| (Some(r), Some(l)));
         CheckReport::Allowed {

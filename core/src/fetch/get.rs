@@ -112,7 +112,7 @@ pub fn denial_rule(d: &crate::robots::Verdict<'_>) -> (String, u32) {
 pub struct Get {
     original: String,
     url: String,
-    host: Option<String>,
+    host: Option<crate::gate::HostKey>,
     accept: Option<&'static str>,
     conditional: bool,
     operator: bool,
@@ -120,7 +120,7 @@ pub struct Get {
     attempt: u32,
     robots: Option<RobotsFetch>,
     /// The host of the request in flight.
-    sent: Option<String>,
+    sent: Option<crate::gate::HostKey>,
     end: Option<GetOutcome>,
 }
 
@@ -231,7 +231,13 @@ impl Get {
 
     /// R5: another attempt after `retry_after` or the backoff, holding the
     /// host meanwhile; or the cool-down when the budget is spent.
-    fn retry(&mut self, cx: &mut Ctx<'_>, host: &str, retry_after: Option<Duration>, what: String) {
+    fn retry(
+        &mut self,
+        cx: &mut Ctx<'_>,
+        host: &crate::gate::HostKey,
+        retry_after: Option<Duration>,
+        what: String,
+    ) {
         let step = cx.run.backoff.next(self.attempt, retry_after, cx.jitter);
         match step {
             BackoffStep::GiveUp => {
@@ -269,7 +275,7 @@ impl Get {
 impl Machine for Get {
     type Output = GetOutcome;
 
-    fn next_host(&self) -> Option<String> {
+    fn next_host(&self) -> Option<crate::gate::HostKey> {
         match &self.robots {
             Some(r) => r.next_host(),
             None => self.host.clone(),
@@ -310,7 +316,7 @@ impl Machine for Get {
         };
         match admitted {
             Ok(permit) => {
-                self.sent = Some(permit.host().to_string());
+                self.sent = Some(crate::gate::HostKey::from_stored(permit.host()));
                 Action::Send(Request {
                     permit,
                     accept: self.accept,

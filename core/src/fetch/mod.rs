@@ -95,7 +95,7 @@ pub use source::{
 
 use crate::backoff::Backoff;
 use crate::blocklist::Blocklist;
-use crate::gate::{Gate, Permit, WaitReason};
+use crate::gate::{Gate, HostKey, Origin, Permit, WaitReason};
 use crate::time::Timestamp;
 use alloc::collections::BTreeMap;
 use alloc::string::String;
@@ -215,7 +215,7 @@ pub enum Effect {
     /// R5: nothing goes to `host` before `until` (already in the gate).
     Hold {
         /// The throttle key.
-        host: String,
+        host: HostKey,
         /// Not before.
         until: Timestamp,
         /// Retry-After / backoff, or the cool-down after retries ran out.
@@ -224,8 +224,8 @@ pub enum Effect {
     /// An origin's robots.txt answered (2xx with `body`, or 4xx: allow
     /// all); already in the gate, to be stored for the next run.
     Robots {
-        /// `scheme://host:port`.
-        origin: String,
+        /// The origin whose robots.txt it is.
+        origin: Origin,
         /// The status.
         status: u16,
         /// The body (empty for a 4xx).
@@ -262,7 +262,7 @@ pub enum Effect {
     /// in the gate, to be stored for other processes (R4a).
     RequestEnded {
         /// The throttle key.
-        host: String,
+        host: HostKey,
         /// The end of the exchange, rounded up to the next millisecond.
         at: Timestamp,
     },
@@ -278,7 +278,7 @@ pub struct Run {
     pub patience: Duration,
     /// R5's retry schedule.
     pub backoff: Backoff,
-    timeouts: BTreeMap<String, u32>,
+    timeouts: BTreeMap<HostKey, u32>,
     effects: Vec<Effect>,
 }
 
@@ -316,15 +316,15 @@ impl Run {
         })
     }
 
-    fn note_timeout(&mut self, host: &str) {
-        *self.timeouts.entry(host.into()).or_default() += 1;
+    fn note_timeout(&mut self, host: &HostKey) {
+        *self.timeouts.entry(host.clone()).or_default() += 1;
     }
 
     /// Puts a hold in the gate and queues it for the store.
-    fn hold(&mut self, gate: &mut Gate, host: &str, until: Timestamp, reason: WaitReason) {
+    fn hold(&mut self, gate: &mut Gate, host: &HostKey, until: Timestamp, reason: WaitReason) {
         gate.hold_host(host, until, reason);
         self.push(Effect::Hold {
-            host: host.into(),
+            host: host.clone(),
             until,
             reason,
         });
@@ -352,7 +352,7 @@ pub trait Machine {
     /// The throttle key of the host its next request would go to, when it
     /// knows: the driver takes that host's cross-process slot (R4a) around
     /// [`Machine::poll`], and the scheduler orders work by it.
-    fn next_host(&self) -> Option<String>;
+    fn next_host(&self) -> Option<HostKey>;
 
     /// What to do now.
     fn poll(&mut self, cx: &mut Ctx<'_>) -> Action<Self::Output>;
@@ -406,23 +406,21 @@ pub fn held(now: Timestamp, until: Timestamp, reason: WaitReason) -> String {
 /// Records the end of an exchange with `host`. +1 ms: the clock reads whole
 /// milliseconds (floor); rounding the end up keeps the next start strictly
 /// max(1 s, Crawl-delay) after it.
-fn ended(cx: &mut Ctx<'_>, host: &str) {
+fn ended(cx: &mut Ctx<'_>, host: &HostKey) {
     if host.is_empty() {
         return;
     }
     let at = Timestamp(cx.now.0.saturating_add(1));
     cx.gate.observe_request(host, at);
     cx.run.push(Effect::RequestEnded {
-        host: host.into(),
+        host: host.clone(),
         at,
     });
 }
 
 /// The throttle key of an absolute URL, or `None` if it is not one.
-fn host_of(url: &str) -> Option<String> {
-    crate::url::Url::parse(url)
-        .ok()
-        .map(|u| crate::gate::host_key(&u))
+fn host_of(url: &str) -> Option<HostKey> {
+    crate::url::Url::parse(url).ok().map(|u| HostKey::of(&u))
 }
 
 /// Whether a resolved `Location` is one the bot follows at all.

@@ -44,10 +44,10 @@ pub type OperatorOutcome = Result<Response, OperatorFailure>;
 #[derive(Debug, Clone)]
 pub struct OperatorGet {
     url: String,
-    host: Option<String>,
+    host: Option<crate::gate::HostKey>,
     accept: &'static str,
     conditional: bool,
-    sent: Option<String>,
+    sent: Option<crate::gate::HostKey>,
     end: Option<OperatorOutcome>,
 }
 
@@ -76,7 +76,7 @@ impl OperatorGet {
 impl Machine for OperatorGet {
     type Output = OperatorOutcome;
 
-    fn next_host(&self) -> Option<String> {
+    fn next_host(&self) -> Option<crate::gate::HostKey> {
         self.host.clone()
     }
 
@@ -86,7 +86,7 @@ impl Machine for OperatorGet {
         }
         match cx.gate.admit_operator(&self.url, cx.now) {
             Ok(permit) => {
-                self.sent = Some(permit.host().to_string());
+                self.sent = Some(crate::gate::HostKey::from_stored(permit.host()));
                 Action::Send(Request {
                     permit,
                     accept: Some(self.accept),
@@ -304,7 +304,7 @@ impl BlocklistRefresh {
 impl Machine for BlocklistRefresh {
     type Output = RefreshEvent;
 
-    fn next_host(&self) -> Option<String> {
+    fn next_host(&self) -> Option<crate::gate::HostKey> {
         self.get.next_host()
     }
 

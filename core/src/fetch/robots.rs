@@ -30,9 +30,9 @@ pub struct RobotsFetch {
     target: String,
     /// Where the next request goes (`/robots.txt`, or a redirect hop).
     url: String,
-    host: Option<String>,
+    host: Option<crate::gate::HostKey>,
     hops: u8,
-    sent: Option<String>,
+    sent: Option<crate::gate::HostKey>,
     end: Option<Result<(), Deferral>>,
 }
 
@@ -104,7 +104,7 @@ impl Machine for RobotsFetch {
     /// be asked for in this run.
     type Output = Result<(), Deferral>;
 
-    fn next_host(&self) -> Option<String> {
+    fn next_host(&self) -> Option<crate::gate::HostKey> {
         self.host.clone()
     }
 
@@ -126,7 +126,7 @@ impl Machine for RobotsFetch {
         };
         let refused = match admitted {
             Ok(permit) => {
-                self.sent = Some(permit.host().to_string());
+                self.sent = Some(crate::gate::HostKey::from_stored(permit.host()));
                 return Action::Send(super::Request {
                     permit,
                     accept: None,

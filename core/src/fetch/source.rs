@@ -329,7 +329,7 @@ impl SourceFetch {
 impl Machine for SourceFetch {
     type Output = SourceEvent;
 
-    fn next_host(&self) -> Option<String> {
+    fn next_host(&self) -> Option<crate::gate::HostKey> {
         self.get.next_host()
     }
 
