@@ -576,7 +576,7 @@ fn wire_scenario() -> Result<Wire, Setup> {
         marks.push(lock(&server.hits).len());
         // A fresh pipeline each time: only the state directory carries
         // anything from one run to the next (R11).
-        let cfg = config(&dir.0, &server, Arc::new(SystemClock));
+        let cfg = config(&dir.0, &server, Arc::new(SystemClock::new()));
         let r = Pipeline::open(cfg)
             .map_err(|e| format!("cannot open the pipeline: {e}"))
             .and_then(|mut p| {
@@ -1207,7 +1207,7 @@ fn schema_scenario() -> Result<SchemaRun, Setup> {
         .map_err(|e| Setup(format!("cannot create a temporary state directory: {e}")))?;
     let other = TempDir::new("schema-new")
         .map_err(|e| Setup(format!("cannot create a temporary state directory: {e}")))?;
-    let clock = Arc::new(ManualClock::new(SystemClock.now()));
+    let clock = Arc::new(ManualClock::new(SystemClock::new().now()));
     let free = format!("http://{FREE}/page");
     let listed = format!("http://{BLOCKED}/page");
     let mut steps = Vec::new();

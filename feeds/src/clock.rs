@@ -1,12 +1,18 @@
 //! The clock the shell reads (the core never does) and the jitter source.
 //!
 //! [`SystemClock`] is wall-clock time (`Timestamp` is Unix milliseconds,
-//! because the per-host schedule persists across processes) and a real
-//! `thread::sleep`. [`ManualClock`] is a virtual clock for tests and
+//! because the per-host schedule persists across processes) read once, and
+//! from then on advanced by the monotonic clock, with a real
+//! `thread::sleep`: a wall clock stepped forward during a run (NTP, a
+//! laptop waking, an operator) must not shorten R4 spacing or an R5 hold,
+//! and one stepped back must not stretch them. Instants stored by an
+//! earlier run that lie in the future are clamped to now when the store
+//! is opened (`pipeline::restore`). [`ManualClock`] is a virtual clock for tests and
 //! benches: `sleep` advances it instantly.
 
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use wr_core::time::Timestamp;
 
 /// Where the pipeline gets "now" and how it waits.
@@ -17,17 +23,49 @@ pub trait Clock: Send + Sync + std::fmt::Debug {
     fn sleep(&self, d: Duration);
 }
 
-/// Wall-clock time and real sleeps.
-#[derive(Debug, Default, Clone, Copy)]
-pub struct SystemClock;
+/// Wall-clock time read once, then advanced monotonically; real sleeps.
+#[derive(Debug)]
+pub struct SystemClock {
+    /// The monotonic instant and the wall-clock reading taken together on
+    /// the first call.
+    anchor: OnceLock<(Instant, u64)>,
+    /// Where wall time comes from (Unix ms); replaceable in tests.
+    wall: fn() -> u64,
+}
+
+impl Default for SystemClock {
+    fn default() -> Self {
+        SystemClock {
+            anchor: OnceLock::new(),
+            wall: wall_ms,
+        }
+    }
+}
+
+impl SystemClock {
+    /// A clock that reads the wall clock on its first use.
+    pub fn new() -> SystemClock {
+        SystemClock::default()
+    }
+
+    /// Now, given the anchor and the monotonic time elapsed since it.
+    fn at(anchor_wall: u64, elapsed: Duration) -> Timestamp {
+        let ms = u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX);
+        Timestamp(anchor_wall.saturating_add(ms))
+    }
+}
+
+fn wall_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+        .unwrap_or(0)
+}
 
 impl Clock for SystemClock {
     fn now(&self) -> Timestamp {
-        let ms = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
-            .unwrap_or(0);
-        Timestamp(ms)
+        let (start, wall) = *self.anchor.get_or_init(|| (Instant::now(), (self.wall)()));
+        SystemClock::at(wall, start.elapsed())
     }
     fn sleep(&self, d: Duration) {
         std::thread::sleep(d);
@@ -112,6 +150,30 @@ mod tests {
             let u = j.unit();
             assert!((0.0..1.0).contains(&u));
         }
+    }
+
+    /// Within a process, time is the first wall reading plus monotonic
+    /// elapsed time: a wall clock stepped an hour forward (or back) between
+    /// two reads moves neither R4 spacing nor an R5 hold.
+    #[test]
+    fn a_wall_clock_step_during_a_run_does_not_move_time() {
+        static READS: AtomicU64 = AtomicU64::new(0);
+        fn stepping_wall() -> u64 {
+            // 1 000 000 s, then an hour later on every further read.
+            let n = READS.fetch_add(1, Ordering::SeqCst);
+            1_000_000_000 + if n == 0 { 0 } else { 3_600_000 }
+        }
+        let c = SystemClock {
+            anchor: OnceLock::new(),
+            wall: stepping_wall,
+        };
+        let a = c.now();
+        assert_eq!(a.0 / 1000, 1_000_000);
+        std::thread::sleep(Duration::from_millis(20));
+        let b = c.now();
+        assert!(stepping_wall() > a.0 + 3_000_000, "the wall clock did step");
+        let elapsed = b.0 - a.0;
+        assert!((20..1_000).contains(&elapsed), "{elapsed} ms");
     }
 
     #[test]

@@ -225,7 +225,7 @@ impl Config {
             lock_wait: DEFAULT_LOCK_WAIT,
             identity: Some(Identity::detect()),
             tls_roots: None,
-            clock: Arc::new(SystemClock),
+            clock: Arc::new(SystemClock::new()),
             rng_seed: None,
             backoff: wr_core::backoff::Backoff::default(),
             use_env_proxy: true,
