@@ -135,10 +135,27 @@ fn ts(v: Option<i64>) -> Option<Timestamp> {
 }
 
 /// What a failed statement on the database at `path` reports.
+/// How long a statement waits for another process's write to finish before
+/// it gives up (and says so, see [`describe`]).
+pub const BUSY_WAIT: Duration = Duration::from_secs(30);
+
 fn sql_error(path: &Path) -> impl Fn(rusqlite::Error) -> StoreError + '_ {
     move |e| StoreError {
         path: path.to_path_buf(),
-        reason: e.to_string(),
+        reason: describe(&e),
+    }
+}
+
+/// SQLite's words, except for a busy database: "database is locked" reads
+/// like corruption; it means another process held the store too long.
+fn describe(e: &rusqlite::Error) -> String {
+    match e.sqlite_error_code() {
+        Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked) => format!(
+            "busy: another wr-feeds process kept the state store locked for more than {} s; \
+             nothing was lost, try again when it has finished ({e})",
+            BUSY_WAIT.as_secs()
+        ),
+        _ => e.to_string(),
     }
 }
 
@@ -195,7 +212,7 @@ impl Store {
             reason: e.to_string(),
         };
         let conn = Connection::open(&path).map_err(err)?;
-        conn.busy_timeout(Duration::from_secs(30)).map_err(err)?;
+        conn.busy_timeout(BUSY_WAIT).map_err(err)?;
         conn.pragma_update(None, "journal_mode", "WAL")
             .map_err(err)?;
         conn.pragma_update(None, "synchronous", "NORMAL")
@@ -664,6 +681,19 @@ mod tests {
             .into_iter()
             .map(|i| i.title)
             .collect()
+    }
+
+    /// A store another process keeps locked past the busy wait says so in
+    /// words, not only as SQLite's "database is locked".
+    #[test]
+    fn a_busy_store_says_another_process_holds_it() {
+        let e = rusqlite::Error::SqliteFailure(
+            rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_BUSY),
+            Some("database is locked".into()),
+        );
+        let msg = describe(&e);
+        assert!(msg.starts_with("busy: another wr-feeds process"), "{msg}");
+        assert!(msg.contains("30 s"), "{msg}");
     }
 
     #[test]
