@@ -36,12 +36,9 @@ use wr_feeds::store::Validators;
 use wr_feeds::{Config, ConnectTo, Timeouts};
 
 /// The operator's blocklist as published (inline schema, lists
-/// `example.com`), and the standalone schema: the fixtures of
-/// `feeds/tests/data/operator/`, compiled in.
-pub const BLOCKLIST_DOC: &str = include_str!("../../feeds/tests/data/operator/blocklist.json");
-/// The standalone `blocklist.schema.json`.
-pub const BLOCKLIST_SCHEMA: &str =
-    include_str!("../../feeds/tests/data/operator/blocklist.schema.json");
+/// `example.com`), and the standalone schema, compiled in from
+/// `wr-conformance`'s package.
+pub use wr_conformance::fixtures::{BLOCKLIST_DOC, BLOCKLIST_SCHEMA};
 
 /// One check: what was established, and whether it held.
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]

@@ -11,13 +11,10 @@ use wr_core::http_date::parse_http_date;
 use wr_core::retry_after::parse_retry_after;
 use wr_core::robots::{Policy, Selected};
 
-const SELECTION: &str = include_str!("../../vectors/robots-selection.json");
-const MATCHING: &str = include_str!("../../vectors/robots-matching.json");
-const CANARIES: &str = include_str!("../../vectors/canaries.json");
-const DOMAINS: &str = include_str!("../../vectors/blocklist-domains.json");
-const CANONICAL: &str = include_str!("../../vectors/canonical-urls.json");
-const RETRY_AFTER: &str = include_str!("../../vectors/retry-after.json");
-const DURATIONS: &str = include_str!("../../vectors/durations.json");
+use wr_conformance::fixtures::{
+    BLOCKLIST_DOMAINS as DOMAINS, CANARIES, CANONICAL_URLS as CANONICAL, DURATIONS, RETRY_AFTER,
+    ROBOTS_MATCHING as MATCHING, ROBOTS_SELECTION as SELECTION,
+};
 
 /// The result of one vector file.
 #[derive(Debug, Clone, serde::Serialize)]

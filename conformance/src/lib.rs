@@ -6,8 +6,11 @@
 //! the one against the other: production must never allow what a model
 //! denies (R2c).
 //!
-//! [`faults`] holds the loopback server every crate's fault tests share.
+//! [`faults`] holds the loopback server every crate's fault tests share;
+//! [`fixtures`] the vectors and operator documents the self-check harness
+//! compiles in.
 
 pub mod faults;
+pub mod fixtures;
 pub mod robots_cases;
 pub mod robots_model;
