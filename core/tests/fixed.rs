@@ -141,6 +141,25 @@ fn fits_without_an_allocator_in_known_bytes() {
     assert!(size < 2 * (32 * 40 + 2048) + 256, "{size}");
 }
 
+#[test]
+fn parse_in_place_replaces_what_the_policy_held() {
+    // An overflowed policy with a Crawl-delay and a named group, re-parsed
+    // in place: nothing of it survives, the answers are a fresh parse's.
+    let first =
+        b"User-agent: Walsh-Research\nDisallow: /a\nDisallow: /b\nDisallow: /c\nCrawl-delay: 9\n";
+    let second = b"User-agent: *\nDisallow: /private\nAllow: /private/ok\n";
+    let mut reused = FixedPolicy::<2, 64>::parse(first, "Walsh-Research");
+    assert!(reused.overflowed() && reused.crawl_delay().is_some());
+    reused.parse_in_place(second, "Walsh-Research");
+    let fresh = FixedPolicy::<2, 64>::parse(second, "Walsh-Research");
+    assert!(!reused.overflowed());
+    assert_eq!(reused.crawl_delay(), None);
+    assert_eq!(reused.rule_count(), fresh.rule_count());
+    for path in ["/a", "/private/x", "/private/ok/1", "/"] {
+        assert_eq!(reused.check(path), fresh.check(path), "{path}");
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 3000, ..ProptestConfig::default() })]
 

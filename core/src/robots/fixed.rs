@@ -94,6 +94,15 @@ impl<const RULES: usize, const BYTES: usize> FixedSet<RULES, BYTES> {
         }
     }
 
+    /// Empties the set in place, as [`FixedSet::new`] makes it.
+    fn clear(&mut self) {
+        self.rules.clear();
+        self.arena.clear();
+        self.delays = [None; 4];
+        self.deny_all = 0;
+        self.lossy = 0;
+    }
+
     fn get(&self, span: Span) -> &[u8] {
         let (s, n) = (span.0 as usize, span.1 as usize);
         self.arena.get(s..s + n).unwrap_or_default()
@@ -389,19 +398,29 @@ impl<const RULES: usize, const BYTES: usize> Default for FixedPolicy<RULES, BYTE
 impl<const RULES: usize, const BYTES: usize> FixedPolicy<RULES, BYTES> {
     /// Parses `body` for `token`, keeping only the selected rules.
     pub fn parse(body: &[u8], token: &str) -> Self {
-        let limited = limit(body);
         let mut policy = Self::default();
+        policy.parse_in_place(body, token);
+        policy
+    }
+
+    /// [`FixedPolicy::parse`] into `self`, replacing what it held, with no
+    /// temporary copy of the policy: for callers whose stack cannot hold a
+    /// second one (the policy lives in static or caller-provided storage).
+    pub fn parse_in_place(&mut self, body: &[u8], token: &str) {
+        for set in [&mut self.named, &mut self.global] {
+            set.clear();
+        }
+        let limited = limit(body);
         let mut selection = Selection::new(token.as_bytes());
         let (spec_set, google_set) = {
-            let mut sink = Sink(&mut policy);
+            let mut sink = Sink(self);
             events(limited.head, limited.tail, |ev| {
                 selection.event(ev, &mut sink)
             });
             selection.finish(&mut sink)
         };
-        policy.spec_set = spec_set;
-        policy.google_set = google_set;
-        policy
+        self.spec_set = spec_set;
+        self.google_set = google_set;
     }
 
     fn chosen(&self) -> Chosen<'_, RULES, BYTES> {
@@ -450,6 +469,12 @@ impl<const RULES: usize, const BYTES: usize> FixedPolicy<RULES, BYTES> {
 
     /// Decides `path_and_query`; see [`crate::robots::Policy::check`].
     pub fn check(&self, path_and_query: &str) -> Verdict<'_> {
+        self.check_bytes(path_and_query.as_bytes())
+    }
+
+    /// [`FixedPolicy::check`] on raw octets (a request target need not be
+    /// UTF-8), as [`crate::robots::Policy::check_bytes`] is for `Policy`.
+    pub fn check_bytes(&self, path_and_query: &[u8]) -> Verdict<'_> {
         if self.flags(|s| s.deny_all) {
             return Verdict {
                 allowed: false,
@@ -458,7 +483,7 @@ impl<const RULES: usize, const BYTES: usize> FixedPolicy<RULES, BYTES> {
                 overflow: true,
             };
         }
-        let mut v = decide::<_, FIXED_SCRATCH>(self.chosen(), path_and_query.as_bytes());
+        let mut v = decide::<_, FIXED_SCRATCH>(self.chosen(), path_and_query);
         v.overflow = !v.allowed && self.flags(|s| s.lossy);
         v
     }
