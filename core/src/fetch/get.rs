@@ -119,6 +119,9 @@ pub struct Get {
     hops: u8,
     attempt: u32,
     robots: Option<RobotsFetch>,
+    /// A robots.txt fetch already ran for the current URL: if the gate asks
+    /// for it again at once, it could not be obtained (never a loop).
+    robots_asked: bool,
     /// The host of the request in flight.
     sent: Option<crate::gate::HostKey>,
     end: Option<GetOutcome>,
@@ -138,6 +141,7 @@ impl Get {
             hops: 0,
             attempt: 0,
             robots: None,
+            robots_asked: false,
             sent: None,
             end: None,
         }
@@ -192,8 +196,14 @@ impl Get {
             Refusal::NeedBlocklist => return Action::NeedBlocklist,
             // `admit` only refuses with a reason; ask again.
             Refusal::Again => return Action::Wait(cx.now),
+            Refusal::NeedRobots(robots) if self.robots_asked => GetOutcome::Deferred {
+                url,
+                reason: format!("{robots} could not be obtained; deferred for this run"),
+                until: None,
+            },
             Refusal::NeedRobots(robots) => {
                 // The robots.txt fetch starts now.
+                self.robots_asked = true;
                 self.robots = Some(RobotsFetch::new(&self.url, &robots));
                 return self.poll(cx);
             }
@@ -354,6 +364,7 @@ impl Machine for Get {
                     self.hops += 1;
                     self.host = host_of(&n);
                     self.url = n;
+                    self.robots_asked = false;
                     // Only the section 5 URL itself is exempt from R3 and
                     // R2; wherever it redirects to is an ordinary hop.
                     self.operator = false;
