@@ -180,11 +180,16 @@ pub fn run_digest(args: &RunArgs, common: &Common) -> ExitCode {
     };
     let format = args.format.or(file.settings.format).unwrap_or_default();
     // `-o -` is standard output, as for every other tool.
+    // A digest is a day (UTC, the date in its title): a rerun on the same
+    // day writes that day's digest again, with anything new added.
+    let now = now_secs();
+    let day = digest::day(now);
     let output: Option<PathBuf> = args
         .output
         .clone()
         .or(file.settings.output.clone())
-        .filter(|o| o.as_os_str() != "-");
+        .filter(|o| o.as_os_str() != "-")
+        .map(|o| digest::dated(&o, &day));
     // A symlink is written through to its target: replacing the link with
     // a regular file would leave the file it points at (the notes folder's
     // real digest, say) stale for ever.
@@ -255,10 +260,30 @@ pub fn run_digest(args: &RunArgs, common: &Common) -> ExitCode {
         }
     };
     report_blocklist(&ui, &report.blocklist);
+    // The day's digest so far: items an earlier run reported today come
+    // first, then this run's, each once.
+    let mut day_sources = report.sources.clone();
+    if !args.all {
+        for r in &mut day_sources {
+            match pipeline.store().reported_on(&r.name, &day) {
+                Ok(mut earlier) if !earlier.is_empty() => {
+                    earlier.retain(|e| !r.items.iter().any(|i| i.id == e.id));
+                    earlier.append(&mut r.items);
+                    r.items = earlier;
+                }
+                Ok(_) => {}
+                Err(e) => ui.warn(&format!(
+                    "today's earlier items of `{}` could not be read ({e}); this digest lists \
+                     only this run's",
+                    r.name
+                )),
+            }
+        }
+    }
     let reports: Vec<SourceReport> = active
         .iter()
         .copied()
-        .zip(&report.sources)
+        .zip(&day_sources)
         .map(|(s, r)| to_report(s, r))
         .collect();
     for r in &reports {
@@ -275,7 +300,7 @@ pub fn run_digest(args: &RunArgs, common: &Common) -> ExitCode {
             ));
         }
     }
-    let d = Digest::new(now_secs(), args.all, reports);
+    let d = Digest::new(now, args.all, reports);
     let text = match format {
         Format::Markdown => d.to_markdown(),
         Format::Json => d.to_json(),
@@ -304,7 +329,7 @@ pub fn run_digest(args: &RunArgs, common: &Common) -> ExitCode {
         }
     }
     // The digest is delivered: only now do its items stop being new.
-    if let Err(e) = pipeline.mark_reported(&report) {
+    if let Err(e) = pipeline.mark_reported_on(&report, &day) {
         ui.warn(&format!(
             "the digest was written but its items could not be marked as reported ({e}); \
              the next digest lists them again"

@@ -245,6 +245,21 @@ pub fn civil_from_days(z: i64) -> (i64, u32, u32) {
     (if m <= 2 { y + 1 } else { y }, m, d)
 }
 
+/// The digest day of `unix_secs`: its UTC date, `YYYY-MM-DD` (the date in
+/// the digest's title).
+pub fn day(unix_secs: i64) -> String {
+    rfc3339(unix_secs)[..10].to_string()
+}
+
+/// `path` with every `{date}` replaced by `day`: `digest-{date}.md` names
+/// one file per day.
+pub fn dated(path: &Path, day: &str) -> std::path::PathBuf {
+    match path.to_str() {
+        Some(p) if p.contains("{date}") => p.replace("{date}", day).into(),
+        _ => path.to_path_buf(),
+    }
+}
+
 /// Unix seconds as `YYYY-MM-DDTHH:MM:SSZ`.
 pub fn rfc3339(unix_secs: i64) -> String {
     let days = unix_secs.div_euclid(86_400);

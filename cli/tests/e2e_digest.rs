@@ -175,7 +175,9 @@ fn first_run_second_run_r8_skip_and_all() {
     assert_eq!(s.docs.requests_to("/llms.txt").len(), 1);
 
     // Second run within the hour: R8 skips every source and says so; -q
-    // keeps stderr empty.
+    // keeps stderr empty. A digest is a day: the rerun writes today's
+    // digest again, never a poorer one (issue #12: it used to list only
+    // "skipped" lines, and the first run's items never showed again).
     let o = wr(&state, &hosts, &["-q", src]);
     assert!(o.stderr.is_empty(), "{}", stderr(&o));
     let md = stdout(&o);
@@ -184,6 +186,8 @@ fn first_run_second_run_r8_skip_and_all() {
         md.contains("\n## Blog\n\n*skipped: fetched less than an hour ago"),
         "{md}"
     );
+    assert_eq!(link_lines(&md, "Blog"), blog, "today's items again:\n{md}");
+    assert_eq!(link_lines(&md, "Daring Fireball"), df, "{md}");
     assert_eq!(s.blog.requests_to("/rss.xml").len(), 1, "not fetched again");
 
     // --force: conditional requests, nothing new.
@@ -199,9 +203,9 @@ fn first_run_second_run_r8_skip_and_all() {
     );
     let df_reqs = s.df.requests_to("/feeds/json");
     assert_eq!(df_reqs[1].header("If-None-Match"), Some("\"df-1\""));
-    assert!(link_lines(&md, "Blog").is_empty(), "{md}");
-    assert!(md.contains("\n## Blog\n\n*No new items.*\n"), "{md}");
-    assert!(link_lines(&md, "Daring Fireball").is_empty(), "{md}");
+    // Nothing new on the wire (304): the day's items, each once.
+    assert_eq!(link_lines(&md, "Blog"), blog, "{md}");
+    assert_eq!(link_lines(&md, "Daring Fireball"), df, "{md}");
 
     // --all (JSON): everything currently offered, again.
     let out = tmp.path().join("digest.json");
@@ -546,15 +550,20 @@ fn items_of_an_undelivered_digest_are_listed_next_time() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let md = std::fs::read_to_string(&out).unwrap();
     assert_eq!(link_lines(&md, "Blog").len(), 2, "{md}");
-    // Delivered now: a third run has nothing new for the blog.
+    // Delivered now: a third run the same day writes the day's digest
+    // again, the blog's items each once (nothing new came).
     let o = wr(
         &state,
         &s.hosts(),
         &["--force", "-o", out.to_str().unwrap(), src],
     );
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let md = std::fs::read_to_string(&out).unwrap();
-    assert!(link_lines(&md, "Blog").is_empty(), "{md}");
+    let again = std::fs::read_to_string(&out).unwrap();
+    assert_eq!(
+        link_lines(&again, "Blog"),
+        link_lines(&md, "Blog"),
+        "{again}"
+    );
 }
 
 /// A robots.txt for `User-agent: *` made of `group`, padded with comment
@@ -818,4 +827,51 @@ enabled = false
     );
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("bad.toml:4:13"), "{}", stderr(&o));
+}
+
+/// Issue #12, "after a failure the items hide": a digest that could not be
+/// written (stdout on /dev/full), then an immediate rerun inside R8's hour,
+/// used to say "skipped" and show none of the fetched items. The rerun now
+/// lists what it owes, and a dated output path names one file per day.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_failed_write_then_a_rerun_within_the_hour_lists_every_item_in_the_days_file() {
+    let s = Sites::start();
+    let tmp = TempDir::new("owed");
+    let state = tmp.path().join("state");
+    let src = tmp.write("sources.toml", SOURCES);
+    let src = src.to_str().unwrap();
+    let o = wr_to_full(&state, &s.hosts(), &[src]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let pattern = tmp.path().join("digest-{date}.md");
+    let o = wr(&state, &s.hosts(), &["-o", pattern.to_str().unwrap(), src]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(
+        s.blog.requests_to("/rss.xml").len(),
+        1,
+        "R8: not fetched again"
+    );
+    let written: Vec<_> = std::fs::read_dir(tmp.path())
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter(|n| n.starts_with("digest-"))
+        .collect();
+    assert_eq!(written.len(), 1, "{written:?}");
+    let name = &written[0];
+    let day = &name["digest-".len()..name.len() - ".md".len()];
+    assert!(
+        day.len() == 10 && day.as_bytes()[4] == b'-' && day.as_bytes()[7] == b'-',
+        "{name}"
+    );
+    let md = std::fs::read_to_string(tmp.path().join(name)).unwrap();
+    assert!(md.starts_with(&format!("# Digest {day}\n")), "{md}");
+    assert!(md.contains("\n## Blog\n\n*skipped: "), "{md}");
+    assert_eq!(link_lines(&md, "Blog").len(), 2, "owed items:\n{md}");
+    assert!(!link_lines(&md, "Daring Fireball").is_empty(), "{md}");
+    // A third run the same day: the same items, each once.
+    let again = tmp.path().join("again.md");
+    let o = wr(&state, &s.hosts(), &["-o", again.to_str().unwrap(), src]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let md2 = std::fs::read_to_string(&again).unwrap();
+    assert_eq!(link_lines(&md2, "Blog"), link_lines(&md, "Blog"), "{md2}");
 }

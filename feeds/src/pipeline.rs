@@ -680,6 +680,21 @@ impl Pipeline {
         Ok(())
     }
 
+    /// [`Pipeline::mark_reported`] for the digest of `day` (`YYYY-MM-DD`):
+    /// the items belong to that day's digest from now on (`show`,
+    /// `--since`, and a rerun on the same day list them again).
+    pub fn mark_reported_on(&mut self, report: &RunReport, day: &str) -> Result<(), PipelineError> {
+        self.store.mark_reported_on(
+            report.sources.iter().flat_map(|s| {
+                s.items
+                    .iter()
+                    .map(move |i| (s.name.as_str(), i.id.as_str()))
+            }),
+            day,
+        )?;
+        Ok(())
+    }
+
     /// The gate's answer for `url` without requesting it. May fetch the
     /// blocklist and `url`'s robots.txt (waiting for their hosts' slots).
     pub fn check(
@@ -911,15 +926,25 @@ impl Pipeline {
         // Instants from the future (a clock that was ahead when they were
         // stored) count as now: they must not stretch a pause by the skew.
         let last = self.store.source(&s.name)?.last_run.map(|t| t.min(started));
-        Ok(last
+        let Some(last) = last
             .filter(|&last| !options.force && last.saturating_add(MIN_SOURCE_INTERVAL) > started)
-            .map(|last| SourceReport {
-                name: s.name.clone(),
-                status: SourceStatus::Skipped { last_run: last.0 },
-                items: Vec::new(),
-                method: None,
-                fetched_url: None,
-            }))
+        else {
+            return Ok(None);
+        };
+        // Not fetched, but what an earlier run fetched and never delivered
+        // (a failed write, a killed process) is still owed.
+        let items = if options.all {
+            self.store.offered_items(&s.name)?
+        } else {
+            self.store.pending_items(&s.name)?
+        };
+        Ok(Some(SourceReport {
+            name: s.name.clone(),
+            status: SourceStatus::Skipped { last_run: last.0 },
+            items,
+            method: None,
+            fetched_url: None,
+        }))
     }
 
     /// Tells the scheduler when the hosts just asked free again, so their

@@ -224,6 +224,16 @@ impl Store {
             conn.execute_batch("ALTER TABLE items ADD COLUMN reported INTEGER NOT NULL DEFAULT 1")
                 .map_err(err)?;
         }
+        // Stores from before digest days: their reported items keep a NULL
+        // day ("reported before days were recorded") and are never listed
+        // again as any day's items.
+        if conn
+            .prepare("SELECT reported_on FROM items LIMIT 0")
+            .is_err()
+        {
+            conn.execute_batch("ALTER TABLE items ADD COLUMN reported_on TEXT")
+                .map_err(err)?;
+        }
         Ok(Store { conn, path })
     }
 
@@ -596,6 +606,62 @@ impl Store {
         tx.commit().map_err(&err)
     }
 
+    /// Marks these items of each source as reported in the digest of `day`
+    /// (`YYYY-MM-DD`). An item keeps the first day it was reported on, so a
+    /// rerun that lists it again does not move it to another day.
+    pub fn mark_reported_on<'a>(
+        &mut self,
+        items: impl IntoIterator<Item = (&'a str, &'a str)>,
+        day: &str,
+    ) -> Result<()> {
+        let err = sql_error(&self.path);
+        let tx = self.conn.transaction().map_err(&err)?;
+        for (source, id) in items {
+            tx.execute(
+                "UPDATE items SET reported = 1, reported_on = coalesce(reported_on, ?3)
+                 WHERE source = ?1 AND id = ?2",
+                [source, id, day],
+            )
+            .map_err(&err)?;
+        }
+        tx.commit().map_err(&err)
+    }
+
+    /// The source's items reported in the digest of `day`, in the order
+    /// they were first seen.
+    pub fn reported_on(&self, source: &str, day: &str) -> Result<Vec<Item>> {
+        let run = || -> rusqlite::Result<Vec<Item>> {
+            let mut st = self.conn.prepare(
+                "SELECT url, title, published, id FROM items
+                 WHERE source = ?1 AND reported_on = ?2 ORDER BY first_seen, position",
+            )?;
+            let rows = st.query_map([source, day], |r| {
+                Ok(Item {
+                    url: r.get(0)?,
+                    title: r.get(1)?,
+                    published: r.get(2)?,
+                    id: r.get(3)?,
+                })
+            })?;
+            rows.collect()
+        };
+        run().map_err(|e| self.err(e))
+    }
+
+    /// The days (`YYYY-MM-DD`) from `since` on that have a digest, oldest
+    /// first.
+    pub fn digest_days(&self, since: &str) -> Result<Vec<String>> {
+        let run = || -> rusqlite::Result<Vec<String>> {
+            let mut st = self.conn.prepare(
+                "SELECT DISTINCT reported_on FROM items
+                 WHERE reported_on IS NOT NULL AND reported_on >= ?1 ORDER BY reported_on",
+            )?;
+            let rows = st.query_map([since], |r| r.get(0))?;
+            rows.collect()
+        };
+        run().map_err(|e| self.err(e))
+    }
+
     /// The items the source offered at its last successful fetch, in order.
     pub fn offered_items(&self, source: &str) -> Result<Vec<Item>> {
         query_items(
@@ -694,6 +760,40 @@ mod tests {
         let msg = describe(&e);
         assert!(msg.starts_with("busy: another wr-feeds process"), "{msg}");
         assert!(msg.contains("30 s"), "{msg}");
+    }
+
+    /// An item reported on a day stays that day's, however often it is
+    /// listed again; only its own day lists it.
+    #[test]
+    fn an_item_belongs_to_the_day_it_was_first_reported() {
+        let dir = std::env::temp_dir().join(format!("wr-store-days-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let mut s = Store::open(&dir).unwrap();
+        let id = |x: &str| item(x).id;
+        let (a, b, c) = (id("a"), id("b"), id("c"));
+        record(&mut s, &["a", "b"], 1_000);
+        s.mark_reported_on([("src", a.as_str()), ("src", b.as_str())], "2026-11-23")
+            .unwrap();
+        record(&mut s, &["a", "b", "c"], 2_000);
+        let all = [
+            ("src", a.as_str()),
+            ("src", b.as_str()),
+            ("src", c.as_str()),
+        ];
+        s.mark_reported_on(all, "2026-11-24").unwrap();
+        let ids = |day| -> Vec<String> {
+            s.reported_on("src", day)
+                .unwrap()
+                .into_iter()
+                .map(|i| i.title)
+                .collect()
+        };
+        assert_eq!(ids("2026-11-23"), ["a", "b"]);
+        assert_eq!(ids("2026-11-24"), ["c"]);
+        assert_eq!(s.digest_days("2026-11-24").unwrap(), ["2026-11-24"]);
+        assert_eq!(s.digest_days("2000-01-01").unwrap().len(), 2);
+        assert!(s.pending_items("src").unwrap().is_empty());
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]
