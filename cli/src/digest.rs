@@ -94,6 +94,9 @@ pub struct Digest {
     pub schema: &'static str,
     /// When the digest was made: RFC 3339, UTC, seconds.
     pub generated: String,
+    /// The day the digest is (`YYYY-MM-DD`, UTC), or `since YYYY-MM-DD`
+    /// for `show --since`.
+    pub day: String,
     /// `new` (items first seen since the previous digest) or `all`.
     pub selection: &'static str,
     /// Sources in sources.toml order.
@@ -106,7 +109,20 @@ impl Digest {
         Digest {
             schema: SCHEMA,
             generated: rfc3339(unix_secs),
+            day: day(unix_secs),
             selection: if all { "all" } else { "new" },
+            sources,
+        }
+    }
+
+    /// A digest written again from the store (`show`): `title` is its day,
+    /// or `since DAY`.
+    pub fn titled(title: &str, unix_secs: i64, sources: Vec<SourceReport>) -> Digest {
+        Digest {
+            schema: SCHEMA,
+            generated: rfc3339(unix_secs),
+            day: title.to_string(),
+            selection: "new",
             sources,
         }
     }
@@ -126,8 +142,7 @@ impl Digest {
     /// The Markdown rendering.
     pub fn to_markdown(&self) -> String {
         let mut out = String::new();
-        let date = self.generated.get(..10).unwrap_or(&self.generated);
-        out.push_str(&format!("# Digest {date}\n"));
+        out.push_str(&format!("# Digest {}\n", self.day));
         for s in &self.sources {
             out.push_str(&format!("\n## {}\n\n", escape_inline(&s.name)));
             if s.status != Status::Ok {

@@ -11,6 +11,7 @@ mod digest;
 mod loopback;
 mod opml;
 mod robots_cmd;
+mod show;
 mod sources;
 mod ui;
 mod vectors;
@@ -150,6 +151,26 @@ enum Command {
     /// requirement false, with the reason under "evidence" and each check's
     /// detail under "checks". Exit status 0.
     Attest(AttestArgs),
+    /// Writes a past day's digest again from the state directory: the same
+    /// items under today's source names, without a request. DATE is
+    /// YYYY-MM-DD (UTC, the date in a digest's title) [default: today].
+    Show(ShowArgs),
+}
+
+#[derive(Args)]
+pub(crate) struct ShowArgs {
+    /// The sources file (names, URLs and tags of the sources to list).
+    #[arg(value_name = "SOURCES")]
+    pub(crate) sources: PathBuf,
+    /// The day, YYYY-MM-DD [default: today].
+    #[arg(value_name = "DATE")]
+    pub(crate) date: Option<String>,
+    /// Every day from this one (YYYY-MM-DD) on, in one digest.
+    #[arg(long, value_name = "DATE", conflicts_with = "date")]
+    pub(crate) since: Option<String>,
+    /// Digest format [default: markdown, or `format` in [settings]].
+    #[arg(long, value_enum)]
+    pub(crate) format: Option<sources::Format>,
 }
 
 #[derive(Args)]
@@ -284,6 +305,7 @@ fn main() -> ExitCode {
         Some(Command::Check(args)) => app::run_check(args, &cli.common),
         Some(Command::Selftest(args)) => app::run_selftest(args, &cli.common),
         Some(Command::Attest(args)) => attest::run(args, &cli.common),
+        Some(Command::Show(args)) => show::run(args, &cli.common),
         None => app::run_digest(&cli.run, &cli.common),
     }
 }

@@ -875,3 +875,54 @@ fn a_failed_write_then_a_rerun_within_the_hour_lists_every_item_in_the_days_file
     let md2 = std::fs::read_to_string(&again).unwrap();
     assert_eq!(link_lines(&md2, "Blog"), link_lines(&md, "Blog"), "{md2}");
 }
+
+/// `show` writes a day's digest again from the store, without a request:
+/// the same items as the digest of that day; another day has none; a date
+/// that is not one is refused.
+#[test]
+fn show_writes_a_past_digest_again_without_a_request() {
+    let s = Sites::start();
+    let tmp = TempDir::new("show");
+    let state = tmp.path().join("state");
+    let src = tmp.write("sources.toml", SOURCES);
+    let src = src.to_str().unwrap();
+    let o = wr(&state, &s.hosts(), &[src]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let md = stdout(&o);
+    let day = md["# Digest ".len().."# Digest ".len() + 10].to_string();
+    let before: usize = s.hosts().iter().map(|h| h.requests().len()).sum();
+
+    let o = wr(&state, &s.hosts(), &["show", src]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let shown = stdout(&o);
+    assert!(shown.starts_with(&format!("# Digest {day}\n")), "{shown}");
+    for section in ["Blog", "Daring Fireball", "Docs"] {
+        assert_eq!(
+            link_lines(&shown, section),
+            link_lines(&md, section),
+            "{shown}"
+        );
+    }
+    let o = wr(&state, &s.hosts(), &["show", src, &day, "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+    assert_eq!(v["day"], day.as_str());
+    assert_eq!(v["sources"][0]["items"].as_array().unwrap().len(), 2);
+
+    let o = wr(&state, &s.hosts(), &["show", src, "2000-01-01"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(link_lines(&stdout(&o), "Blog").is_empty());
+    let o = wr(&state, &s.hosts(), &["show", src, "--since", "2000-01-01"]);
+    let since = stdout(&o);
+    assert!(since.starts_with("# Digest since 2000-01-01\n"), "{since}");
+    assert_eq!(link_lines(&since, "Blog"), link_lines(&md, "Blog"));
+
+    let o = wr(&state, &s.hosts(), &["show", src, "yesterday"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("not a date (expected YYYY-MM-DD)"),
+        "{}",
+        stderr(&o)
+    );
+    let after: usize = s.hosts().iter().map(|h| h.requests().len()).sum();
+    assert_eq!(before, after, "show made a request");
+}
