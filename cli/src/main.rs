@@ -13,6 +13,7 @@ mod opml;
 mod robots_cmd;
 mod show;
 mod sources;
+mod status;
 mod ui;
 mod vectors;
 
@@ -155,6 +156,36 @@ enum Command {
     /// items under today's source names, without a request. DATE is
     /// YYYY-MM-DD (UTC, the date in a digest's title) [default: today].
     Show(ShowArgs),
+    /// The state at a glance: per source its last run, outcome, failed runs
+    /// in a row and items seen; the hosts held (R5) and until when; the
+    /// adopted blocklist's age. No request is made.
+    Status(StatusArgs),
+    /// Lifts a host's hold (a Retry-After or the cool-down after repeated
+    /// failures) or forgets a source's last run (R8's hour) and error
+    /// streak, saying what it lifted. Exit 1 if a target had nothing to
+    /// reset. Takes effect from the next run.
+    Reset(ResetArgs),
+}
+
+#[derive(Args)]
+pub(crate) struct StatusArgs {
+    /// A sources file: list its sources in its order (and use its
+    /// [settings] state_dir) [default: every source the state knows].
+    #[arg(value_name = "SOURCES")]
+    pub(crate) sources: Option<PathBuf>,
+    /// One JSON document instead of a table.
+    #[arg(long)]
+    pub(crate) json: bool,
+}
+
+#[derive(Args)]
+pub(crate) struct ResetArgs {
+    /// Hosts (`example.com`, `example.com:8080`) or source names.
+    #[arg(value_name = "HOST|SOURCE", required = true)]
+    pub(crate) targets: Vec<String>,
+    /// A sources file whose [settings] state_dir to use.
+    #[arg(long, value_name = "SOURCES")]
+    pub(crate) sources: Option<PathBuf>,
 }
 
 #[derive(Args)]
@@ -306,6 +337,8 @@ fn main() -> ExitCode {
         Some(Command::Selftest(args)) => app::run_selftest(args, &cli.common),
         Some(Command::Attest(args)) => attest::run(args, &cli.common),
         Some(Command::Show(args)) => show::run(args, &cli.common),
+        Some(Command::Status(args)) => status::run_status(args, &cli.common),
+        Some(Command::Reset(args)) => status::run_reset(args, &cli.common),
         None => app::run_digest(&cli.run, &cli.common),
     }
 }

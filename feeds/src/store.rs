@@ -224,6 +224,15 @@ impl Store {
             conn.execute_batch("ALTER TABLE items ADD COLUMN reported INTEGER NOT NULL DEFAULT 1")
                 .map_err(err)?;
         }
+        if conn
+            .prepare("SELECT error_streak FROM sources LIMIT 0")
+            .is_err()
+        {
+            conn.execute_batch(
+                "ALTER TABLE sources ADD COLUMN error_streak INTEGER NOT NULL DEFAULT 0",
+            )
+            .map_err(err)?;
+        }
         // Stores from before digest days: their reported items keep a NULL
         // day ("reported before days were recorded") and are never listed
         // again as any day's items.
@@ -503,17 +512,77 @@ impl Store {
             .map_err(|e| self.err(e))
     }
 
-    /// Records that `name` ran at `at` with `status` (R8).
+    /// Records that `name` ran at `at` with `status` (R8), and counts the
+    /// failed runs in a row (`wr-feeds status`).
     pub fn record_run(&self, name: &str, at: Timestamp, status: &str) -> Result<()> {
         self.conn
             .execute(
-                "INSERT INTO sources(name, last_run, last_status) VALUES (?1, ?2, ?3)
+                "INSERT INTO sources(name, last_run, last_status, error_streak)
+                 VALUES (?1, ?2, ?3, CASE WHEN ?3 = 'failed' THEN 1 ELSE 0 END)
                  ON CONFLICT(name) DO UPDATE SET last_run = excluded.last_run,
-                   last_status = excluded.last_status",
+                   last_status = excluded.last_status,
+                   error_streak = CASE WHEN excluded.last_status = 'failed'
+                                  THEN sources.error_streak + 1 ELSE 0 END",
                 params![name, sql_ts(at), status],
             )
             .map(|_| ())
             .map_err(|e| self.err(e))
+    }
+
+    /// Every source the store has a row for, by name.
+    pub fn source_names(&self) -> Result<Vec<String>> {
+        let run = || -> rusqlite::Result<Vec<String>> {
+            let mut st = self
+                .conn
+                .prepare("SELECT name FROM sources ORDER BY name")?;
+            let rows = st.query_map([], |r| r.get(0))?;
+            rows.collect()
+        };
+        run().map_err(|e| self.err(e))
+    }
+
+    /// Failed runs in a row of `name` (0 after any other outcome).
+    pub fn error_streak(&self, name: &str) -> Result<u32> {
+        self.conn
+            .query_row(
+                "SELECT error_streak FROM sources WHERE name = ?1",
+                [name],
+                |r| r.get(0),
+            )
+            .optional()
+            .map(Option::unwrap_or_default)
+            .map_err(|e| self.err(e))
+    }
+
+    /// Forgets `name`'s last run and error streak, so the next run fetches
+    /// it whatever R8's hour says. Whether there was anything to forget.
+    pub fn reset_source(&self, name: &str) -> Result<bool> {
+        self.conn
+            .execute(
+                "UPDATE sources SET last_run = NULL, last_status = NULL, error_streak = 0
+                 WHERE name = ?1 AND (last_run IS NOT NULL OR error_streak > 0)",
+                [name],
+            )
+            .map(|n| n > 0)
+            .map_err(|e| self.err(e))
+    }
+
+    /// Lifts the R5 hold on `host` (a Retry-After or a cool-down). Returns
+    /// the instant it held the host until, if it was held after `now`.
+    pub fn lift_hold(&self, host: &str, now: Timestamp) -> Result<Option<Timestamp>> {
+        let held = read_host(&self.conn, host)
+            .map_err(|e| self.err(e))?
+            .hold_until
+            .filter(|&t| t > now);
+        if held.is_some() {
+            self.conn
+                .execute(
+                    "UPDATE hosts SET hold_until = NULL, hold_reason = NULL WHERE host = ?1",
+                    [host],
+                )
+                .map_err(|e| self.err(e))?;
+        }
+        Ok(held)
     }
 
     /// Stores the items a source currently offers, in one transaction, and
@@ -793,6 +862,33 @@ mod tests {
         assert_eq!(s.digest_days("2026-11-24").unwrap(), ["2026-11-24"]);
         assert_eq!(s.digest_days("2000-01-01").unwrap().len(), 2);
         assert!(s.pending_items("src").unwrap().is_empty());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// `status` counts failed runs in a row; `reset` forgets a source's run
+    /// and lifts a host's hold, and says when there was nothing to do.
+    #[test]
+    fn error_streaks_reset_and_holds_lift() {
+        let dir = std::env::temp_dir().join(format!("wr-store-reset-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let s = Store::open(&dir).unwrap();
+        for (i, status) in ["failed", "failed", "ok", "failed"].iter().enumerate() {
+            s.record_run("src", Timestamp(i as u64), status).unwrap();
+        }
+        assert_eq!(s.error_streak("src").unwrap(), 1);
+        s.record_run("src", Timestamp(9), "failed").unwrap();
+        assert_eq!(s.error_streak("src").unwrap(), 2);
+        assert!(s.reset_source("src").unwrap());
+        assert_eq!(s.source("src").unwrap().last_run, None);
+        assert_eq!(s.error_streak("src").unwrap(), 0);
+        assert!(!s.reset_source("src").unwrap(), "nothing left to reset");
+        s.hold("h.test", Timestamp(5_000), true).unwrap();
+        assert_eq!(
+            s.lift_hold("h.test", Timestamp(1_000)).unwrap(),
+            Some(Timestamp(5_000))
+        );
+        assert_eq!(s.host("h.test").unwrap().hold_until, None);
+        assert_eq!(s.lift_hold("h.test", Timestamp(1_000)).unwrap(), None);
         let _ = std::fs::remove_dir_all(&dir);
     }
 
