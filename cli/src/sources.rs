@@ -256,12 +256,55 @@ pub fn load(path: &Path) -> Result<SourcesFile, LoadError> {
 
 /// Validates the text of a sources file; `path` is used in messages and to
 /// resolve relative paths in `[settings]`.
+/// The key of the `key = value` line holding byte `at`, if it is one.
+fn key_at(text: &str, at: usize) -> Option<String> {
+    let start = text.get(..at)?.rfind('\n').map_or(0, |i| i + 1);
+    let line = text.get(start..at)?;
+    let (key, _) = line.split_once('=')?;
+    let key = key.trim();
+    (!key.is_empty() && !key.starts_with('[')).then(|| key.to_string())
+}
+
+/// serde's type errors ("invalid type: string \"ten\", expected i64") in
+/// words a sources.toml author reads, naming the field.
+fn in_words(msg: &str, key: Option<&str>) -> String {
+    let Some(rest) = msg.strip_prefix("invalid type: ") else {
+        return msg.to_string();
+    };
+    let Some((found, expected)) = rest.rsplit_once(", expected ") else {
+        return msg.to_string();
+    };
+    let expected = match expected {
+        "i64" | "u64" | "i32" | "u32" | "usize" | "u16" | "u8" | "an integer" => "a whole number",
+        "a string" => "text in quotes",
+        "a boolean" | "bool" => "true or false",
+        "a sequence" => "a list in [ ]",
+        other => other,
+    };
+    let found = if let Some(v) = found.strip_prefix("string ") {
+        format!("the text {v}")
+    } else if let Some(v) = found.strip_prefix("integer ") {
+        format!("the number {}", v.trim_matches('`'))
+    } else if let Some(v) = found.strip_prefix("floating point ") {
+        format!("the number {}", v.trim_matches('`'))
+    } else if let Some(v) = found.strip_prefix("boolean ") {
+        v.trim_matches('`').to_string()
+    } else {
+        found.to_string()
+    };
+    match key {
+        Some(k) => format!("`{k}` must be {expected}, not {found}"),
+        None => format!("expected {expected}, not {found}"),
+    }
+}
+
 pub fn parse(path: &Path, text: &str) -> Result<SourcesFile, LoadError> {
     let cx = Ctx { file: path, text };
     let raw: RawFile = toml::from_str(text).map_err(|e| {
         let msg = e.message().trim_end().to_string();
         let msg = msg.replace("`source`", "`[[source]]`");
-        cx.err(e.span(), msg)
+        let key = e.span().and_then(|sp| key_at(text, sp.start));
+        cx.err(e.span(), in_words(&msg, key.as_deref()))
     })?;
     let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
     let resolve = |p: &str| {
@@ -460,6 +503,27 @@ mod tests {
     fn at(text: &str) -> (usize, usize, String) {
         let e = p(text).expect_err("should be refused");
         (e.line, e.column, e.message)
+    }
+
+    /// Issue #12: a value of the wrong type said "expected i64".
+    #[test]
+    fn type_errors_name_the_field_in_words() {
+        let e = parse(
+            Path::new("s.toml"),
+            "[settings]\ntimeout_secs = \"ten\"\n[[source]]\nname = \"A\"\nurl = \"https://a/\"\n",
+        )
+        .unwrap_err();
+        assert_eq!(
+            e.message,
+            "`timeout_secs` must be a whole number, not the text \"ten\""
+        );
+        assert_eq!((e.line, e.column), (2, 16));
+        let e = parse(
+            Path::new("s.toml"),
+            "[[source]]\nname = 5\nurl = \"https://a/\"\n",
+        )
+        .unwrap_err();
+        assert_eq!(e.message, "`name` must be text in quotes, not the number 5");
     }
 
     #[test]
