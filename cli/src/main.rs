@@ -120,6 +120,11 @@ enum Command {
     /// and `category` become tags. Exit status 0, or 2 when the file cannot
     /// be read or parsed (or the output exists without --force).
     Import(ImportArgs),
+    /// Writes the sources of a sources file as an OPML 2.0 subscription
+    /// list (UTF-8) for a feed reader: sources with a feed as `rss`
+    /// outlines, page-only ones as `link` outlines; the first tags as
+    /// `category`.
+    Export(ExportArgs),
     /// Show the gate's answer for URLs without fetching them (dry run).
     ///
     /// Per URL: the operator blocklist (R3), the robots.txt rule and its line
@@ -231,6 +236,54 @@ pub(crate) struct SelftestArgs {
 }
 
 #[derive(Args)]
+struct ExportArgs {
+    /// The sources file.
+    #[arg(value_name = "SOURCES")]
+    sources: PathBuf,
+    /// Write the OPML here instead of standard output.
+    #[arg(short, long, value_name = "FILE")]
+    output: Option<PathBuf>,
+    /// Overwrite the output file if it exists.
+    #[arg(long)]
+    force: bool,
+}
+
+fn run_export(args: &ExportArgs) -> ExitCode {
+    let file = match sources::load(&args.sources) {
+        Ok(f) => f,
+        Err(e) => {
+            eprintln!("wr-feeds: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let title = format!("wr-feeds sources ({})", args.sources.display());
+    let xml = opml::export(&file.sources, &title);
+    match &args.output {
+        None => {
+            if ui::print_out(&xml) {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(2)
+            }
+        }
+        Some(path) if path.exists() && !args.force => {
+            eprintln!(
+                "wr-feeds: {} exists; pass --force to replace it",
+                path.display()
+            );
+            ExitCode::from(2)
+        }
+        Some(path) => match digest::write_atomic(path, xml.as_bytes()) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("wr-feeds: cannot write {}: {e}", path.display());
+                ExitCode::from(2)
+            }
+        },
+    }
+}
+
+#[derive(Args)]
 struct ImportArgs {
     /// The OPML file (`-` reads standard input).
     #[arg(value_name = "FILE.opml")]
@@ -244,19 +297,24 @@ struct ImportArgs {
 }
 
 fn run_import(args: &ImportArgs, common: &Common) -> ExitCode {
-    let text = if args.file.as_os_str() == "-" {
-        let mut s = String::new();
-        match std::io::Read::read_to_string(&mut std::io::stdin(), &mut s) {
-            Ok(_) => Ok(s),
-            Err(e) => Err(e),
-        }
+    let bytes = if args.file.as_os_str() == "-" {
+        let mut b = Vec::new();
+        std::io::Read::read_to_end(&mut std::io::stdin(), &mut b).map(|_| b)
     } else {
-        std::fs::read_to_string(&args.file)
+        std::fs::read(&args.file)
     };
-    let text = match text {
-        Ok(t) => t,
+    let bytes = match bytes {
+        Ok(b) => b,
         Err(e) => {
             eprintln!("wr-feeds: cannot read {}: {e}", args.file.display());
+            return ExitCode::from(2);
+        }
+    };
+    // In the encoding the file declares (issue #12).
+    let text = match opml::decode(&bytes) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("wr-feeds: {}: {e}", args.file.display());
             return ExitCode::from(2);
         }
     };
@@ -333,6 +391,7 @@ fn main() -> ExitCode {
     match &cli.command {
         Some(Command::Robots(args)) => robots_cmd::run(args),
         Some(Command::Import(args)) => run_import(args, &cli.common),
+        Some(Command::Export(args)) => run_export(args),
         Some(Command::Check(args)) => app::run_check(args, &cli.common),
         Some(Command::Selftest(args)) => app::run_selftest(args, &cli.common),
         Some(Command::Attest(args)) => attest::run(args, &cli.common),

@@ -52,6 +52,102 @@ fn unfeed(raw: &str) -> String {
     }
 }
 
+/// An OPML file's text from its bytes, in the encoding it declares: a byte
+/// order mark (UTF-8, UTF-16LE/BE) first, else the XML declaration's
+/// `encoding` (windows-1252, ISO-8859-1, Shift_JIS, ... any WHATWG label),
+/// else UTF-8 (issue #12: anything but UTF-8 was refused). Malformed bytes
+/// are an error naming the encoding, never replaced silently.
+pub fn decode(bytes: &[u8]) -> Result<String, String> {
+    let (encoding, body) = match encoding_rs::Encoding::for_bom(bytes) {
+        Some((enc, bom)) => (enc, &bytes[bom..]),
+        None => {
+            let declared = declared_encoding(bytes);
+            let enc = match declared.as_deref() {
+                Some(label) => encoding_rs::Encoding::for_label(label.as_bytes())
+                    .ok_or_else(|| format!("unknown encoding `{label}` in the XML declaration"))?,
+                None => encoding_rs::UTF_8,
+            };
+            (enc, bytes)
+        }
+    };
+    encoding
+        .decode_without_bom_handling_and_without_replacement(body)
+        .map(|text| text.into_owned())
+        .ok_or_else(|| format!("not valid {} text", encoding.name()))
+}
+
+/// The `encoding` of the XML declaration at the start of `bytes`, read as
+/// ASCII (every encoding a declaration can be in without a BOM keeps ASCII
+/// as ASCII).
+fn declared_encoding(bytes: &[u8]) -> Option<String> {
+    let head = &bytes[..bytes.len().min(256)];
+    let head: String = head.iter().map(|&b| b as char).collect();
+    let decl = head.strip_prefix("<?xml")?;
+    let decl = &decl[..decl.find("?>")?];
+    let at = decl.find("encoding")?;
+    let rest = decl[at + "encoding".len()..]
+        .trim_start()
+        .strip_prefix('=')?
+        .trim_start();
+    let quote = rest.chars().next().filter(|c| *c == '"' || *c == '\'')?;
+    let value = &rest[1..];
+    Some(value[..value.find(quote)?].trim().to_string())
+}
+
+/// `s` escaped for an XML attribute value; control characters (which XML
+/// 1.0 cannot carry) are dropped.
+fn attr(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            c if c.is_control() => {}
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// `wr-feeds export`: the sources as an OPML 2.0 subscription list, UTF-8.
+/// A source with a feed is an `rss` outline (`xmlUrl` the feed, `htmlUrl`
+/// the page); one without is a `link` outline with the page as `url` and
+/// `htmlUrl` (feed readers ignore those, `import` skips them). The first
+/// tag is the `category`, all tags comma-separated.
+pub fn export(sources: &[Source], title: &str) -> String {
+    let mut out =
+        String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<opml version=\"2.0\">\n");
+    out.push_str(&format!(
+        "  <head>\n    <title>{}</title>\n  </head>\n  <body>\n",
+        attr(title)
+    ));
+    for s in sources {
+        let category = if s.tags.is_empty() {
+            String::new()
+        } else {
+            format!(" category=\"{}\"", attr(&s.tags.join(",")))
+        };
+        match &s.feed {
+            Some(feed) => out.push_str(&format!(
+                "    <outline type=\"rss\" text=\"{n}\" title=\"{n}\" xmlUrl=\"{}\" htmlUrl=\"{}\"{category}/>\n",
+                attr(feed),
+                attr(&s.url),
+                n = attr(&s.name),
+            )),
+            None => out.push_str(&format!(
+                "    <outline type=\"link\" text=\"{n}\" title=\"{n}\" url=\"{u}\" htmlUrl=\"{u}\"{category}/>\n",
+                n = attr(&s.name),
+                u = attr(&s.url),
+            )),
+        }
+    }
+    out.push_str("  </body>\n</opml>\n");
+    out
+}
+
 fn clean(s: &str) -> String {
     s.split(|c: char| c.is_whitespace() || c.is_control())
         .filter(|w| !w.is_empty())
@@ -208,6 +304,74 @@ pub fn import(text: &str) -> Result<Import, String> {
         return Err("not an OPML document (no <opml> element)".into());
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod encoding_and_export {
+    use super::*;
+
+    const DOC: &str = "<opml version=\"2.0\"><body><outline text=\"Café Müller\" xmlUrl=\"https://a.test/f.xml\"/></body></opml>";
+
+    /// Issue #12: OPML in windows-1252 or UTF-16 was refused.
+    #[test]
+    fn declared_and_bom_encodings_are_decoded() {
+        let latin = format!("<?xml version=\"1.0\" encoding=\"windows-1252\"?>{DOC}");
+        let (bytes, _, _) = encoding_rs::WINDOWS_1252.encode(&latin);
+        assert!(std::str::from_utf8(&bytes).is_err(), "really not UTF-8");
+        let text = decode(&bytes).unwrap();
+        assert_eq!(import(&text).unwrap().sources[0].name, "Café Müller");
+
+        let mut utf16 = vec![0xFF, 0xFE];
+        for u in format!("<?xml version=\"1.0\" encoding=\"UTF-16\"?>{DOC}").encode_utf16() {
+            utf16.extend_from_slice(&u.to_le_bytes());
+        }
+        let text = decode(&utf16).unwrap();
+        assert_eq!(import(&text).unwrap().sources[0].name, "Café Müller");
+
+        let unknown = b"<?xml version=\"1.0\" encoding=\"klingon\"?><opml/>";
+        assert_eq!(
+            decode(unknown).unwrap_err(),
+            "unknown encoding `klingon` in the XML declaration"
+        );
+        assert_eq!(
+            decode(b"<opml>\xff</opml>").unwrap_err(),
+            "not valid UTF-8 text"
+        );
+    }
+
+    #[test]
+    fn an_export_imports_back_to_the_same_feeds() {
+        let sources = vec![
+            Source {
+                name: "A & \"B\" <c>".into(),
+                url: "https://a.test/?x=1&y=2".into(),
+                feed: Some("https://a.test/feed.xml".into()),
+                tags: vec!["rust".into(), "news".into()],
+                enabled: true,
+                max_items: None,
+            },
+            Source {
+                name: "Page only".into(),
+                url: "https://b.test/".into(),
+                feed: None,
+                tags: Vec::new(),
+                enabled: true,
+                max_items: None,
+            },
+        ];
+        let xml = export(&sources, "my\u{1b}[2J sources");
+        assert!(!xml.contains('\u{1b}'), "{xml}");
+        let back = import(&xml).unwrap();
+        assert_eq!(
+            back.sources.len(),
+            1,
+            "the page-only source has no xmlUrl: {xml}"
+        );
+        assert_eq!(back.sources[0].name, sources[0].name);
+        assert_eq!(back.sources[0].url, sources[0].url);
+        assert_eq!(back.sources[0].feed, sources[0].feed);
+        assert!(xml.contains("url=\"https://b.test/\""), "{xml}");
+    }
 }
 
 #[cfg(test)]

@@ -75,3 +75,53 @@ fn status_shows_streaks_and_holds_and_reset_lifts_them() {
         "status and reset made a request"
     );
 }
+
+/// `export` writes OPML a feed reader (and `import`) reads back; `import`
+/// reads a windows-1252 file by its declaration.
+#[test]
+fn export_and_import_round_trip_through_the_binary() {
+    let tmp = TempDir::new("opml");
+    let state = tmp.path().join("state");
+    let src = tmp.write(
+        "sources.toml",
+        "[[source]]\nname = \"Café & co\"\nurl = \"https://a.test/\"\nfeed = \"https://a.test/feed.xml\"\ntags = [\"food\"]\n",
+    );
+    let opml = tmp.path().join("subs.opml");
+    let o = wr(
+        &state,
+        &[],
+        &[
+            "export",
+            src.to_str().unwrap(),
+            "-o",
+            opml.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let xml = std::fs::read_to_string(&opml).unwrap();
+    assert!(xml.contains("text=\"Café &amp; co\""), "{xml}");
+    let o = wr(&state, &[], &["import", opml.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let toml = stdout(&o);
+    assert!(toml.contains("name = \"Café & co\""), "{toml}");
+    assert!(
+        toml.contains("feed = \"https://a.test/feed.xml\""),
+        "{toml}"
+    );
+
+    // The same list saved by an old reader in windows-1252.
+    let latin: Vec<u8> = xml
+        .replace("UTF-8", "windows-1252")
+        .chars()
+        .map(|c| u8::try_from(u32::from(c)).expect("Latin-1 text"))
+        .collect();
+    let old = tmp.path().join("old.opml");
+    std::fs::write(&old, &latin).unwrap();
+    let o = wr(&state, &[], &["import", old.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("name = \"Café & co\""),
+        "{}",
+        stdout(&o)
+    );
+}
