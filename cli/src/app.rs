@@ -237,14 +237,7 @@ pub fn run_digest(args: &RunArgs, common: &Common) -> ExitCode {
     };
     // `enabled = false`: kept in the file, not run, not listed.
     let active: Vec<&sources::Source> = file.sources.iter().filter(|s| s.enabled).collect();
-    let srcs: Vec<wr_feeds::Source> = active
-        .iter()
-        .map(|s| wr_feeds::Source {
-            name: s.name.clone(),
-            url: s.url.clone(),
-            feed: s.feed.clone(),
-        })
-        .collect();
+    let srcs: Vec<wr_feeds::Source> = active.iter().map(|s| s.to_pipeline()).collect();
     ui.start_progress(srcs.len() as u64);
     let opts = RunOptions {
         force: args.force,
@@ -265,7 +258,7 @@ pub fn run_digest(args: &RunArgs, common: &Common) -> ExitCode {
     let mut day_sources = report.sources.clone();
     if !args.all {
         for r in &mut day_sources {
-            match pipeline.store().reported_on(&r.name, &day) {
+            match pipeline.store().reported_on(&r.key, &day) {
                 Ok(mut earlier) if !earlier.is_empty() => {
                     earlier.retain(|e| !r.items.iter().any(|i| i.id == e.id));
                     earlier.append(&mut r.items);

@@ -72,7 +72,7 @@ pub fn run(args: &ShowArgs, common: &Common) -> ExitCode {
     for s in file.sources.iter().filter(|s| s.enabled) {
         let mut items: Vec<DigestItem> = Vec::new();
         for d in &days {
-            match store.reported_on(&s.name, d) {
+            match store.reported_on(&s.key(), d) {
                 Ok(found) => items.extend(found.into_iter().map(|i| DigestItem {
                     title: i.title,
                     url: i.url,

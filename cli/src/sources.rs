@@ -49,6 +49,21 @@ impl Source {
     pub fn identity(&self) -> &str {
         self.feed.as_deref().unwrap_or(&self.url)
     }
+
+    /// Its key in the state store (`wr_feeds::Source::key`): the canonical
+    /// identity URL, so a rename keeps its history.
+    pub fn key(&self) -> String {
+        self.to_pipeline().key()
+    }
+
+    /// The pipeline's view of the source.
+    pub fn to_pipeline(&self) -> wr_feeds::Source {
+        wr_feeds::Source {
+            name: self.name.clone(),
+            url: self.url.clone(),
+            feed: self.feed.clone(),
+        }
+    }
 }
 
 /// Output format of the digest.

@@ -58,11 +58,20 @@ fn open(common: &Common, settings: &Settings, ui: &Ui) -> Option<Store> {
         .ok()
 }
 
-fn settings_of(path: Option<&std::path::Path>, ui: &Ui) -> Option<(Settings, Vec<String>)> {
+/// The settings of a sources file and its sources as (name, store key).
+type Named = Vec<(String, String)>;
+
+fn settings_of(path: Option<&std::path::Path>, ui: &Ui) -> Option<(Settings, Named)> {
     match path {
         None => Some((Settings::default(), Vec::new())),
         Some(p) => match sources::load(p) {
-            Ok(f) => Some((f.settings, f.sources.into_iter().map(|s| s.name).collect())),
+            Ok(f) => Some((
+                f.settings,
+                f.sources
+                    .iter()
+                    .map(|s| (s.name.clone(), s.key()))
+                    .collect(),
+            )),
             Err(e) => {
                 ui.error(&e.to_string());
                 None
@@ -71,21 +80,26 @@ fn settings_of(path: Option<&std::path::Path>, ui: &Ui) -> Option<(Settings, Vec
     }
 }
 
-fn gather(store: &Store, names: Vec<String>) -> Result<Status, wr_feeds::store::StoreError> {
+fn gather(store: &Store, named: Named) -> Result<Status, wr_feeds::store::StoreError> {
     let now_ms = u64::try_from(now_secs()).unwrap_or(0) * 1000;
-    let names = if names.is_empty() {
-        store.source_names()?
+    // Without a sources file, every source the store knows, by its key.
+    let named = if named.is_empty() {
+        store
+            .source_names()?
+            .into_iter()
+            .map(|k| (k.clone(), k))
+            .collect()
     } else {
-        names
+        named
     };
     let mut sources = Vec::new();
-    for name in names {
-        let row = store.source(&name)?;
+    for (name, key) in named {
+        let row = store.source(&key)?;
         sources.push(SourceLine {
             last_run: row.last_run.map(|t| ms_to_rfc3339(t.0)),
             outcome: row.last_status,
-            error_streak: store.error_streak(&name)?,
-            items_seen: store.items_seen(&name)?,
+            error_streak: store.error_streak(&key)?,
+            items_seen: store.items_seen(&key)?,
             name,
         });
     }
@@ -201,7 +215,7 @@ pub fn run_status(args: &StatusArgs, common: &Common) -> ExitCode {
 /// a target had nothing to lift.
 pub fn run_reset(args: &ResetArgs, common: &Common) -> ExitCode {
     let ui = Ui::new(common.quiet, common.verbose);
-    let Some((settings, _)) = settings_of(args.sources.as_deref(), &ui) else {
+    let Some((settings, named)) = settings_of(args.sources.as_deref(), &ui) else {
         return ExitCode::from(2);
     };
     let Some(store) = open(common, &settings, &ui) else {
@@ -212,8 +226,17 @@ pub fn run_reset(args: &ResetArgs, common: &Common) -> ExitCode {
     for target in &args.targets {
         let shown = clean_message(target);
         let host = target.trim().trim_end_matches('.').to_ascii_lowercase();
+        // A source by its name in the sources file, or by its key (the
+        // canonical URL `status` lists).
+        let key = named
+            .iter()
+            .find(|(name, _)| name == target)
+            .map(|(_, key)| key.clone())
+            .unwrap_or_else(|| {
+                wr_core::canonical::canonical_url(target).unwrap_or_else(|_| target.clone())
+            });
         let lifted = store.lift_hold(&host, now).and_then(|held| {
-            let source = store.reset_source(target)?;
+            let source = store.reset_source(&key)?;
             Ok((held, source))
         });
         let mut said = Vec::new();

@@ -52,7 +52,11 @@ fn status_shows_streaks_and_holds_and_reset_lifts_them() {
         "{table}"
     );
 
-    let o = wr(&state, &hosts, &["reset", "held.test", "Broken"]);
+    let o = wr(
+        &state,
+        &hosts,
+        &["reset", "held.test", "Broken", "--sources", src],
+    );
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let said = stdout(&o);
     assert!(
@@ -124,4 +128,45 @@ fn export_and_import_round_trip_through_the_binary() {
         "{}",
         stdout(&o)
     );
+}
+
+/// Issue #12: renaming a source reset its R8 hour and listed every item
+/// as new again, because history was keyed by name. It is keyed by the
+/// canonical URL now: the renamed source is still within its hour.
+#[test]
+fn renaming_a_source_keeps_its_hour_and_its_items() {
+    let op = Operator::start("User-agent: *\nAllow: /\n");
+    let blog = Host::start("blog.test");
+    blog.route("/robots.txt", Route::status(404)).route(
+        "/rss.xml",
+        Route::ok("application/rss+xml", data("feeds/rss_1.0_spec_1.xml")),
+    );
+    let hosts = [&op.wal, &op.pypi, &blog];
+    let tmp = TempDir::new("rename");
+    let state = tmp.path().join("state");
+    let entry = |name: &str| {
+        format!("[[source]]\nname = \"{name}\"\nurl = \"http://blog.test/\"\nfeed = \"http://blog.test/rss.xml\"\n")
+    };
+    let src = tmp.write("sources.toml", &entry("Blog"));
+    let o = wr(&state, &hosts, &[src.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let src = tmp.write("sources.toml", &entry("My blog"));
+    let o = wr(&state, &hosts, &[src.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let md = stdout(&o);
+    assert!(
+        md.contains("## My blog\n\n*skipped: fetched less than an hour ago"),
+        "{md}"
+    );
+    assert_eq!(
+        blog.requests_to("/rss.xml").len(),
+        1,
+        "R8 kept across the rename"
+    );
+    let v: serde_json::Value = serde_json::from_slice(
+        &wr(&state, &hosts, &["status", src.to_str().unwrap(), "--json"]).stdout,
+    )
+    .unwrap();
+    assert_eq!(v["sources"][0]["name"], "My blog");
+    assert_eq!(v["sources"][0]["items_seen"], 2, "{v}");
 }

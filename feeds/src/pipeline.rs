@@ -74,6 +74,18 @@ pub struct Source {
     pub feed: Option<String>,
 }
 
+impl Source {
+    /// The source's identity in the state store: the canonical URL (R7) of
+    /// its feed when it declares one, else of its page. Not its name:
+    /// renaming a source in sources.toml keeps its R8 hour, its items and
+    /// its days (issue #12). A URL that does not canonicalise is its own
+    /// key.
+    pub fn key(&self) -> String {
+        let url = self.feed.as_deref().unwrap_or(&self.url);
+        wr_core::canonical::canonical_url(url).unwrap_or_else(|_| url.to_string())
+    }
+}
+
 /// Per-run switches.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct RunOptions {
@@ -122,6 +134,8 @@ enum Step<T> {
 struct Job {
     index: usize,
     source: Source,
+    /// `source.key()`, computed once.
+    key: String,
     fetch: SourceFetch,
 }
 
@@ -671,12 +685,12 @@ impl Pipeline {
     /// delivering loses nothing; calling it is the caller's promise that
     /// the digest is safe.
     pub fn mark_reported(&mut self, report: &RunReport) -> Result<(), PipelineError> {
-        self.store
-            .mark_reported(report.sources.iter().flat_map(|s| {
-                s.items
-                    .iter()
-                    .map(move |i| (s.name.as_str(), i.id.as_str()))
-            }))?;
+        self.store.mark_reported(
+            report
+                .sources
+                .iter()
+                .flat_map(|s| s.items.iter().map(move |i| (s.key.as_str(), i.id.as_str()))),
+        )?;
         Ok(())
     }
 
@@ -685,11 +699,10 @@ impl Pipeline {
     /// `--since`, and a rerun on the same day list them again).
     pub fn mark_reported_on(&mut self, report: &RunReport, day: &str) -> Result<(), PipelineError> {
         self.store.mark_reported_on(
-            report.sources.iter().flat_map(|s| {
-                s.items
-                    .iter()
-                    .map(move |i| (s.name.as_str(), i.id.as_str()))
-            }),
+            report
+                .sources
+                .iter()
+                .flat_map(|s| s.items.iter().map(move |i| (s.key.as_str(), i.id.as_str()))),
             day,
         )?;
         Ok(())
@@ -866,6 +879,7 @@ impl Pipeline {
             let job = Job {
                 index: i,
                 source: s.clone(),
+                key: s.key(),
                 fetch: SourceFetch::new(&page, feed.as_deref(), &llms),
             };
             self.queue(&mut sched, jobs.len(), &job, started);
@@ -918,14 +932,17 @@ impl Pipeline {
     /// R8: the report of a source that ran less than an hour ago, or `None`
     /// when it is due.
     fn skipped(
-        &self,
+        &mut self,
         s: &Source,
         started: Timestamp,
         options: RunOptions,
     ) -> Result<Option<SourceReport>, StoreError> {
         // Instants from the future (a clock that was ahead when they were
         // stored) count as now: they must not stretch a pause by the skew.
-        let last = self.store.source(&s.name)?.last_run.map(|t| t.min(started));
+        let key = s.key();
+        // A store from before sources were keyed by URL knows it by name.
+        self.store.adopt_name(&s.name, &key)?;
+        let last = self.store.source(&key)?.last_run.map(|t| t.min(started));
         let Some(last) = last
             .filter(|&last| !options.force && last.saturating_add(MIN_SOURCE_INTERVAL) > started)
         else {
@@ -934,12 +951,13 @@ impl Pipeline {
         // Not fetched, but what an earlier run fetched and never delivered
         // (a failed write, a killed process) is still owed.
         let items = if options.all {
-            self.store.offered_items(&s.name)?
+            self.store.offered_items(&key)?
         } else {
-            self.store.pending_items(&s.name)?
+            self.store.pending_items(&key)?
         };
         Ok(Some(SourceReport {
             name: s.name.clone(),
+            key,
             status: SourceStatus::Skipped { last_run: last.0 },
             items,
             method: None,
@@ -1012,6 +1030,7 @@ impl Pipeline {
     fn delivered(
         &mut self,
         name: &str,
+        key: &str,
         x: Extract,
         items: Vec<Item>,
         options: RunOptions,
@@ -1023,7 +1042,7 @@ impl Pipeline {
             kind: Some(x.method.as_str().to_string()),
         };
         let new = self.store.record_fetch(
-            name,
+            key,
             x.method.as_str(),
             &x.url,
             &items,
@@ -1032,6 +1051,7 @@ impl Pipeline {
         )?;
         Ok(SourceReport {
             name: name.to_string(),
+            key: key.to_string(),
             status: SourceStatus::Ok {
                 not_modified: false,
             },
@@ -1059,23 +1079,25 @@ impl Pipeline {
                     job.fetch.extract_failed(&reason);
                     return Ok(Step::Again(now));
                 }
-                Ok(items) => self.delivered(&name, x, items, options, now)?,
+                Ok(items) => self.delivered(&name, &job.key, x, items, options, now)?,
             },
             SourceEvent::Finished(SourceOutcome::NotModified { method: m, url }) => SourceReport {
                 name: name.clone(),
+                key: job.key.clone(),
                 status: SourceStatus::Ok { not_modified: true },
                 items: if options.all {
-                    self.store.offered_items(&name)?
+                    self.store.offered_items(&job.key)?
                 } else {
                     // Nothing new on the wire, but what a killed run
                     // fetched and never delivered is still owed.
-                    self.store.pending_items(&name)?
+                    self.store.pending_items(&job.key)?
                 },
                 method: Some(method(m)),
                 fetched_url: Some(url),
             },
             SourceEvent::Finished(outcome) => SourceReport {
                 name: name.clone(),
+                key: job.key.clone(),
                 status: SourceStatus::from(outcome).cleaned(),
                 items: Vec::new(),
                 method: None,
@@ -1083,7 +1105,8 @@ impl Pipeline {
             },
         };
         if !matches!(report.status, SourceStatus::Deferred { .. }) {
-            self.store.record_run(&name, now, report.status.label())?;
+            self.store
+                .record_run(&job.key, now, report.status.label())?;
         }
         Ok(Step::Done(report))
     }

@@ -163,6 +163,9 @@ impl fmt::Display for SourceStatus {
 pub struct SourceReport {
     /// The source's name.
     pub name: String,
+    /// Its identity in the state store ([`crate::Source::key`]): the
+    /// canonical URL of its feed, else of its page.
+    pub key: String,
     /// What happened.
     pub status: SourceStatus,
     /// Items first seen in this run, or every item currently offered with

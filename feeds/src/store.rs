@@ -529,7 +529,33 @@ impl Store {
             .map_err(|e| self.err(e))
     }
 
-    /// Every source the store has a row for, by name.
+    /// Moves what the store holds under a source's old name to its key
+    /// (`Source::key`), once: stores from before sources were keyed by URL.
+    /// Nothing happens when the key already has a row or the name has none.
+    pub fn adopt_name(&mut self, name: &str, key: &str) -> Result<()> {
+        if name == key {
+            return Ok(());
+        }
+        let err = sql_error(&self.path);
+        let tx = self.conn.transaction().map_err(&err)?;
+        let moved = tx
+            .execute(
+                "UPDATE sources SET name = ?2 WHERE name = ?1
+                 AND NOT EXISTS (SELECT 1 FROM sources WHERE name = ?2)",
+                [name, key],
+            )
+            .map_err(&err)?;
+        if moved > 0 {
+            tx.execute(
+                "UPDATE OR IGNORE items SET source = ?2 WHERE source = ?1",
+                [name, key],
+            )
+            .map_err(&err)?;
+        }
+        tx.commit().map_err(&err)
+    }
+
+    /// Every source the store has a row for, by key.
     pub fn source_names(&self) -> Result<Vec<String>> {
         let run = || -> rusqlite::Result<Vec<String>> {
             let mut st = self
@@ -889,6 +915,32 @@ mod tests {
         );
         assert_eq!(s.host("h.test").unwrap().hold_until, None);
         assert_eq!(s.lift_hold("h.test", Timestamp(1_000)).unwrap(), None);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A store from before sources were keyed by URL: what it holds under
+    /// the name moves to the key once, and never over an existing key.
+    #[test]
+    fn a_named_source_is_adopted_by_its_key_once() {
+        let dir = std::env::temp_dir().join(format!("wr-store-adopt-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let mut s = Store::open(&dir).unwrap();
+        record(&mut s, &["a", "b"], 1_000);
+        s.record_run("src", Timestamp(1_000), "ok").unwrap();
+        s.adopt_name("src", "https://a.test/f").unwrap();
+        assert_eq!(s.items_seen("https://a.test/f").unwrap(), 2);
+        assert_eq!(
+            s.source("https://a.test/f").unwrap().last_run,
+            Some(Timestamp(1_000))
+        );
+        assert_eq!(s.items_seen("src").unwrap(), 0);
+        // A later row under the old name does not replace the key's.
+        s.record_run("src", Timestamp(9_000), "failed").unwrap();
+        s.adopt_name("src", "https://a.test/f").unwrap();
+        assert_eq!(
+            s.source("https://a.test/f").unwrap().last_run,
+            Some(Timestamp(1_000))
+        );
         let _ = std::fs::remove_dir_all(&dir);
     }
 

@@ -1094,7 +1094,15 @@ fn killed_mid_run_keeps_committed_state() {
     assert!(!status.success(), "child aborted");
     let cfg = config(&dir, &server, &["a.test", "b.test"]);
     let p = Pipeline::open(cfg).unwrap();
-    let seen = p.store().items_seen("a").unwrap() + p.store().items_seen("b").unwrap();
+    let key = |name: &str| {
+        src(
+            name,
+            &format!("http://{name}.test/"),
+            Some(&format!("http://{name}.test/f")),
+        )
+        .key()
+    };
+    let seen = p.store().items_seen(&key("a")).unwrap() + p.store().items_seen(&key("b")).unwrap();
     assert!(
         seen > 0,
         "first finished source committed: {:?}",
