@@ -1014,13 +1014,16 @@ impl Pipeline {
         }
     }
 
-    /// Items from a body R9 handed out, or why there are none.
-    fn extract(x: &Extract) -> Result<Vec<Item>, String> {
+    /// Items from a body R9 handed out, and how many the feed item cap
+    /// dropped, or why there are none.
+    fn extract(x: &Extract) -> Result<(Vec<Item>, usize), String> {
         match x.parser {
-            Parser::Feed => extract::feed(&x.response.body, &x.url).map_err(|e| e.to_string()),
-            Parser::Markdown => Ok(extract::markdown(
-                &String::from_utf8_lossy(&x.response.body),
-                &x.url,
+            Parser::Feed => extract::feed_with_stats(&x.response.body, &x.url)
+                .map(|f| (f.items, f.capped))
+                .map_err(|e| e.to_string()),
+            Parser::Markdown => Ok((
+                extract::markdown(&String::from_utf8_lossy(&x.response.body), &x.url),
+                0,
             )),
         }
     }
@@ -1079,7 +1082,19 @@ impl Pipeline {
                     job.fetch.extract_failed(&reason);
                     return Ok(Step::Again(now));
                 }
-                Ok(items) => self.delivered(&name, &job.key, x, items, options, now)?,
+                Ok((items, capped)) => {
+                    if capped > 0 {
+                        self.notice(
+                            progress,
+                            format!(
+                                "{}: {capped} older items left out: a feed keeps at most its {} newest",
+                                x.url,
+                                extract::MAX_FEED_ITEMS
+                            ),
+                        );
+                    }
+                    self.delivered(&name, &job.key, x, items, options, now)?
+                }
             },
             SourceEvent::Finished(SourceOutcome::NotModified { method: m, url }) => SourceReport {
                 name: name.clone(),

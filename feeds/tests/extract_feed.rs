@@ -427,3 +427,83 @@ fn a_date_with_no_rfc_3339_form_is_null() {
         );
     }
 }
+
+/// An RSS 2.0 feed of `n` items, oldest first: item `i` is published on
+/// the `i`-th day of a calendar of twelve 28-day months from 2000.
+fn many_items_rss(n: usize) -> Vec<u8> {
+    let mut s = String::from("<?xml version=\"1.0\"?><rss version=\"2.0\"><channel><title>t</title><link>https://a.test/</link><description>d</description>\n");
+    for i in 0..n {
+        let (y, d) = (2000 + i / 336, i % 336);
+        s.push_str(&format!(
+            "<item><title>i{i}</title><link>https://a.test/{i}</link><pubDate>{}</pubDate></item>\n",
+            rfc2822(y, d)
+        ));
+    }
+    s.push_str("</channel></rss>\n");
+    s.into_bytes()
+}
+
+fn rfc2822(year: usize, day_of_year: usize) -> String {
+    const MONTHS: [&str; 12] = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ];
+    let (m, d) = (day_of_year / 28, day_of_year % 28 + 1);
+    format!("{d:02} {} {year} 00:00:00 GMT", MONTHS[m.min(11)])
+}
+
+/// Issue #11: no item cap. A feed past `MAX_FEED_ITEMS` keeps its newest
+/// items, says how many it dropped, and reads the same through the
+/// windowed parse (over 1 MiB) as through the single pass.
+#[test]
+fn a_feed_past_the_item_cap_keeps_its_newest_items() {
+    let cap = wr_feeds::extract::MAX_FEED_ITEMS;
+    for n in [cap + 700, 12_000] {
+        let body = many_items_rss(n);
+        assert_eq!(body.len() > 1 << 20, n == 12_000, "{} bytes", body.len());
+        let f = wr_feeds::extract::feed_with_stats(&body, "https://a.test/feed.xml").unwrap();
+        assert_eq!(f.entries, n);
+        assert_eq!(f.items.len(), cap);
+        assert_eq!(f.capped, n - cap);
+        // The newest are the last ones in this document, kept in order.
+        let want: Vec<String> = (n - cap..n)
+            .map(|i| format!("https://a.test/{i}"))
+            .collect();
+        let got: Vec<&str> = f.items.iter().map(|i| i.url.as_str()).collect();
+        assert_eq!(got, want, "{n} items");
+    }
+}
+
+/// The windowed parse keeps every rule of the single pass: the same items,
+/// titles, dates and counts for a large Atom feed as for each of its
+/// windows read alone.
+#[test]
+fn a_large_atom_feed_reads_the_same_in_windows() {
+    let n = 6_000;
+    let mut s = String::from("<?xml version=\"1.0\"?><feed xmlns=\"http://www.w3.org/2005/Atom\"><title>t</title><id>urn:x</id><updated>2020-01-01T00:00:00Z</updated>\n");
+    for i in 0..n {
+        // Every fifth entry repeats an earlier link; every seventh has none.
+        let link = if i % 7 == 3 {
+            String::new()
+        } else {
+            format!("<link href=\"/e/{}\"/>", if i % 5 == 4 { i - 1 } else { i })
+        };
+        s.push_str(&format!(
+            "<entry><title>e{i} padding padding padding padding padding padding padding padding padding padding padding padding</title><id>urn:{i}</id><updated>2020-01-01T00:00:00Z</updated>{link}</entry>\n"
+        ));
+    }
+    s.push_str("</feed>\n");
+    assert!(s.len() > 1 << 20);
+    let f = wr_feeds::extract::feed_with_stats(s.as_bytes(), "https://a.test/atom.xml").unwrap();
+    assert_eq!(f.entries, n);
+    let no_link = (0..n).filter(|i| i % 7 == 3).count();
+    let dup = (0..n)
+        .filter(|i| i % 5 == 4 && i % 7 != 3 && (i - 1) % 7 != 3)
+        .count();
+    assert_eq!(f.skipped_no_link, no_link);
+    assert_eq!(f.duplicates, dup);
+    assert_eq!(f.items.len() + f.capped, n - no_link - dup);
+    assert!(f
+        .items
+        .iter()
+        .all(|i| i.url.starts_with("https://a.test/e/")));
+}

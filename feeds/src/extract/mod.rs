@@ -29,7 +29,7 @@ mod feed;
 mod markdown;
 mod title;
 
-pub use feed::{feed, feed_with_stats, FeedExtract};
+pub use feed::{feed, feed_with_stats, FeedExtract, MAX_FEED_ITEMS};
 pub use markdown::markdown;
 pub use title::{clean_message, clean_title, MAX_MESSAGE_CHARS, MAX_TITLE_CHARS};
 
@@ -112,9 +112,35 @@ struct Dedup {
     items: Vec<Item>,
     duplicates: usize,
     uncanonical: usize,
+    /// Items dropped by a cap ([`Dedup::keep_newest`]).
+    capped: usize,
 }
 
 impl Dedup {
+    /// Keeps the `cap` newest items (dated before undated, later dates
+    /// first, document order breaking ties), in document order.
+    fn keep_newest(&mut self, cap: usize) {
+        if self.items.len() <= cap {
+            return;
+        }
+        let mut order: Vec<usize> = (0..self.items.len()).collect();
+        // RFC 3339 UTC strings compare as their instants.
+        order.sort_by(|&a, &b| {
+            let (pa, pb) = (&self.items[a].published, &self.items[b].published);
+            pb.is_some()
+                .cmp(&pa.is_some())
+                .then_with(|| pb.cmp(pa))
+                .then(a.cmp(&b))
+        });
+        let mut keep = vec![false; self.items.len()];
+        for &i in &order[..cap] {
+            keep[i] = true;
+        }
+        self.capped += self.items.len() - cap;
+        let mut k = keep.into_iter();
+        self.items.retain(|_| k.next().unwrap_or(false));
+    }
+
     /// Adds an item for `url` unless its canonical key was seen already.
     /// `title` is cleaned here; an empty cleaned title falls back to the URL.
     fn push(&mut self, url: &url::Url, title: &str, published: Option<String>) {
