@@ -29,7 +29,8 @@ const ST8: char = '\u{9c}';
 /// * Every other C0 and C1 control character and `DEL` is removed; tab,
 ///   line feed, vertical tab, form feed and carriage return become spaces.
 /// * Bidi embeddings, overrides and isolates (U+202A-U+202E,
-///   U+2066-U+2069) are removed, so a title cannot reorder what follows it.
+///   U+2066-U+2069) and the directional marks (U+200E, U+200F, U+061C) are
+///   removed, so a title cannot reorder what follows it.
 /// * Runs of whitespace (any Unicode whitespace) collapse into one space,
 ///   and the result is trimmed.
 /// * The result is cut to [`MAX_TITLE_CHARS`] characters (the last one then
@@ -179,5 +180,8 @@ fn skip_string(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) {
 
 /// Bidi embedding, override and isolate controls.
 fn is_bidi_control(c: char) -> bool {
-    matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+    matches!(
+        c,
+        '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}' | '\u{061c}'
+    )
 }
