@@ -450,6 +450,29 @@ pub fn check_line(r: &CheckReport) -> String {
 
 // ---- selftest ----------------------------------------------------------
 
+/// What became of one expectation of the self-test.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Outcome {
+    /// Verified.
+    Pass,
+    /// Verified wrong.
+    Fail,
+    /// Not verified (counts as not passed).
+    Skip,
+}
+
+impl Outcome {
+    /// `pass`, `fail` or `skip`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Pass => "pass",
+            Outcome::Fail => "fail",
+            Outcome::Skip => "skip",
+        }
+    }
+}
+
 /// One expectation of the self-test.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
 pub struct Expectation {
@@ -458,7 +481,7 @@ pub struct Expectation {
     /// Fixture or canary name.
     pub check: String,
     /// `pass`, `fail` or `skip` (not verified: counts as not passed).
-    pub outcome: String,
+    pub outcome: Outcome,
     /// What was expected and what happened.
     pub detail: String,
 }
@@ -496,9 +519,9 @@ struct Tally<'a> {
 }
 
 impl Tally<'_> {
-    fn add(&mut self, requirement: &str, check: &str, outcome: &str, detail: String) {
+    fn add(&mut self, requirement: &str, check: &str, outcome: Outcome, detail: String) {
         if !self.json && !self.out_failed {
-            let word = outcome.to_ascii_uppercase();
+            let word = outcome.as_str().to_ascii_uppercase();
             self.out_failed = !crate::ui::print_out(&format!(
                 "{}  {requirement:<4} {check}: {detail}\n",
                 self.ui.verdict(&word)
@@ -507,12 +530,17 @@ impl Tally<'_> {
         self.list.push(Expectation {
             requirement: requirement.into(),
             check: check.into(),
-            outcome: outcome.into(),
+            outcome,
             detail,
         });
     }
     fn pass_fail(&mut self, requirement: &str, check: &str, ok: bool, detail: String) {
-        self.add(requirement, check, if ok { "pass" } else { "fail" }, detail);
+        self.add(
+            requirement,
+            check,
+            if ok { Outcome::Pass } else { Outcome::Fail },
+            detail,
+        );
     }
 }
 
@@ -675,14 +703,14 @@ pub fn run_selftest(args: &crate::SelftestArgs, common: &Common) -> ExitCode {
             let r = gated(&mut p, &u, ACCEPT, &mut ui);
             let detail = format!("{u}: expected fetched (200); {}", describe_fetch(&r));
             match &r {
-                _ if fetched_ok(&r) => t.add("R2", "external_positive", "pass", detail),
+                _ if fetched_ok(&r) => t.add("R2", "external_positive", Outcome::Pass, detail),
                 Err(FetchError::Failed { .. } | FetchError::Deferred { .. }) => t.add(
                     "R2",
                     "external_positive",
-                    "skip",
+                    Outcome::Skip,
                     format!("{detail} (unreachable from here: not verified)"),
                 ),
-                _ => t.add("R2", "external_positive", "fail", detail),
+                _ => t.add("R2", "external_positive", Outcome::Fail, detail),
             }
         }
         None => missing(&mut t, "R2", "external_positive"),
@@ -777,10 +805,13 @@ pub fn run_selftest(args: &crate::SelftestArgs, common: &Common) -> ExitCode {
         );
     }
 
-    let passed = t.list.iter().all(|e| e.outcome == "pass");
-    let n_pass = t.list.iter().filter(|e| e.outcome == "pass").count();
-    let n_fail = t.list.iter().filter(|e| e.outcome == "fail").count();
-    let n_skip = t.list.iter().filter(|e| e.outcome == "skip").count();
+    let passed = t.list.iter().all(|e| e.outcome == Outcome::Pass);
+    let count = |o: Outcome| t.list.iter().filter(|e| e.outcome == o).count();
+    let (n_pass, n_fail, n_skip) = (
+        count(Outcome::Pass),
+        count(Outcome::Fail),
+        count(Outcome::Skip),
+    );
     let now = now_secs();
     let record = SelftestRecord {
         generated: digest::rfc3339(now),
