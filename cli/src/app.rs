@@ -5,6 +5,7 @@ use crate::digest::{self, Digest, DigestItem, SourceReport, Status};
 use crate::sources::{self, Format, Settings};
 use crate::ui::Ui;
 use crate::{CheckArgs, Common, RunArgs};
+use crate::{CliError, CmdResult};
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -165,17 +166,16 @@ fn strip_label(s: &str) -> String {
 }
 
 /// The default command: run the sources, write the digest.
-pub fn run_digest(args: &RunArgs, common: &Common) -> ExitCode {
+pub fn run_digest(args: &RunArgs, common: &Common) -> CmdResult {
     let mut ui = Ui::new(common.quiet, common.verbose);
     let Some(path) = &args.sources else {
         ui.error("no sources file given\n\nUsage: wr-feeds [OPTIONS] <SOURCES>\n\nFor more information, try '--help'.");
-        return ExitCode::from(2);
+        return Err(CliError::Printed);
     };
     let file = match sources::load(path) {
         Ok(f) => f,
         Err(e) => {
-            ui.error(&e.to_string());
-            return ExitCode::from(2);
+            return Err(CliError::msg(e.to_string()));
         }
     };
     let format = args.format.or(file.settings.format).unwrap_or_default();
@@ -197,29 +197,28 @@ pub fn run_digest(args: &RunArgs, common: &Common) -> ExitCode {
         None => None,
         Some(Ok(o)) => Some(o),
         Some(Err((o, e))) => {
-            ui.error(&format!("cannot write {}: {e}", o.display()));
-            return ExitCode::from(2);
+            return Err(CliError::msg(format!("cannot write {}: {e}", o.display())));
         }
     };
     if let Some(out) = &output {
         let dir = out.parent().filter(|d| !d.as_os_str().is_empty());
         if dir.is_some_and(|d| !d.is_dir()) {
-            ui.error(&format!(
+            return Err(CliError::msg(format!(
                 "cannot write {}: its directory does not exist",
                 out.display()
-            ));
-            return ExitCode::from(2);
+            )));
         }
         if let Err(e) = digest::check_writable(out) {
-            ui.error(&format!("cannot write {}: {e}", out.display()));
-            return ExitCode::from(2);
+            return Err(CliError::msg(format!(
+                "cannot write {}: {e}",
+                out.display()
+            )));
         }
     }
     let cfg = match config(common, &file.settings) {
         Ok(c) => c,
         Err(e) => {
-            ui.error(&e);
-            return ExitCode::from(2);
+            return Err(CliError::msg(e));
         }
     };
     ui.detail(
@@ -233,7 +232,7 @@ pub fn run_digest(args: &RunArgs, common: &Common) -> ExitCode {
         ),
     );
     let Some(mut pipeline) = open(cfg, &ui) else {
-        return ExitCode::from(2);
+        return Err(CliError::Printed);
     };
     // `enabled = false`: kept in the file, not run, not listed.
     let active: Vec<&sources::Source> = file.sources.iter().filter(|s| s.enabled).collect();
@@ -248,8 +247,7 @@ pub fn run_digest(args: &RunArgs, common: &Common) -> ExitCode {
     let report = match result {
         Ok(r) => r,
         Err(e) => {
-            ui.error(&format!("the run could not complete: {e}"));
-            return ExitCode::from(2);
+            return Err(CliError::msg(format!("the run could not complete: {e}")));
         }
     };
     report_blocklist(&ui, &report.blocklist);
@@ -301,23 +299,21 @@ pub fn run_digest(args: &RunArgs, common: &Common) -> ExitCode {
     match &output {
         Some(out) => {
             if let Err(e) = digest::write_atomic(out, text.as_bytes()) {
-                ui.error(&format!(
+                return Err(CliError::msg(format!(
                     "cannot write {}: {e}; this run's new items stay pending and the next \
                      digest lists them",
                     out.display()
-                ));
-                return ExitCode::from(2);
+                )));
             }
         }
         None => {
             use std::io::Write;
             let mut so = std::io::stdout().lock();
             if let Err(e) = so.write_all(text.as_bytes()).and_then(|_| so.flush()) {
-                ui.error(&format!(
+                return Err(CliError::msg(format!(
                     "cannot write the digest to standard output: {e}; this run's new items \
                      stay pending and the next digest lists them"
-                ));
-                return ExitCode::from(2);
+                )));
             }
         }
     }
@@ -354,11 +350,11 @@ pub fn run_digest(args: &RunArgs, common: &Common) -> ExitCode {
             .map(|o| format!("; digest written to {}", o.display()))
             .unwrap_or_default()
     ));
-    ExitCode::from(d.exit_code())
+    Ok(ExitCode::from(d.exit_code()))
 }
 
 /// `wr-feeds check URL...`.
-pub fn run_check(args: &CheckArgs, common: &Common) -> ExitCode {
+pub fn run_check(args: &CheckArgs, common: &Common) -> CmdResult {
     let mut ui = Ui::new(common.quiet, common.verbose);
     let mut bad = false;
     for u in &args.urls {
@@ -368,17 +364,16 @@ pub fn run_check(args: &CheckArgs, common: &Common) -> ExitCode {
         }
     }
     if bad {
-        return ExitCode::from(2);
+        return Err(CliError::Printed);
     }
     let cfg = match config(common, &Settings::default()) {
         Ok(c) => c,
         Err(e) => {
-            ui.error(&e);
-            return ExitCode::from(2);
+            return Err(CliError::msg(e));
         }
     };
     let Some(mut p) = open(cfg, &ui) else {
-        return ExitCode::from(2);
+        return Err(CliError::Printed);
     };
     let mut code = 0u8;
     for u in &args.urls {
@@ -404,10 +399,10 @@ pub fn run_check(args: &CheckArgs, common: &Common) -> ExitCode {
             });
         }
         if !crate::ui::print_out(&format!("{line}\n")) {
-            return ExitCode::from(2);
+            return Err(CliError::Printed);
         }
     }
-    ExitCode::from(code)
+    Ok(ExitCode::from(code))
 }
 
 fn secs(ms: u64) -> String {
@@ -586,13 +581,12 @@ fn host_of(url: &str) -> String {
 }
 
 /// `wr-feeds selftest`.
-pub fn run_selftest(args: &crate::SelftestArgs, common: &Common) -> ExitCode {
+pub fn run_selftest(args: &crate::SelftestArgs, common: &Common) -> CmdResult {
     let mut ui = Ui::new(common.quiet, common.verbose);
     let cfg = match config(common, &Settings::default()) {
         Ok(c) => c,
         Err(e) => {
-            ui.error(&e);
-            return ExitCode::from(2);
+            return Err(CliError::msg(e));
         }
     };
     let base = cfg.operator_base.clone();
@@ -602,7 +596,7 @@ pub fn run_selftest(args: &crate::SelftestArgs, common: &Common) -> ExitCode {
         .as_ref()
         .map(|i| [i.implementation.clone(), i.sha.clone(), i.spec.clone()]);
     let Some(mut p) = open(cfg, &ui) else {
-        return ExitCode::from(2);
+        return Err(CliError::Printed);
     };
     if let Some([i, s, v]) = &r13 {
         ui.info(&format!(
@@ -840,9 +834,9 @@ pub fn run_selftest(args: &crate::SelftestArgs, common: &Common) -> ExitCode {
         ));
     }
     if !printed {
-        return ExitCode::from(2);
+        return Err(CliError::Printed);
     }
-    ExitCode::from(if passed { 0 } else { 1 })
+    Ok(ExitCode::from(if passed { 0 } else { 1 }))
 }
 
 #[cfg(test)]

@@ -14,6 +14,7 @@ use crate::loopback::{self, Outcome};
 use crate::sources::Settings;
 use crate::ui::Ui;
 use crate::{AttestArgs, Common};
+use crate::{CliError, CmdResult};
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::ExitCode;
@@ -249,13 +250,12 @@ pub fn attestation(state_dir: &Path, now: i64, wire: &Outcome) -> serde_json::Va
 }
 
 /// `wr-feeds attest`.
-pub fn run(args: &AttestArgs, common: &Common) -> ExitCode {
+pub fn run(args: &AttestArgs, common: &Common) -> CmdResult {
     let ui = Ui::new(common.quiet, common.verbose);
     let cfg = match app::config(common, &Settings::default()) {
         Ok(c) => c,
         Err(e) => {
-            ui.error(&e);
-            return ExitCode::from(2);
+            return Err(CliError::msg(e));
         }
     };
     let wire = if args.offline_only {
@@ -281,9 +281,9 @@ pub fn run(args: &AttestArgs, common: &Common) -> ExitCode {
     let doc = attestation(&cfg.state_dir, app::now_secs(), &wire);
     let text = serde_json::to_string_pretty(&doc).unwrap_or_default();
     if !crate::ui::print_out(&format!("{text}\n")) {
-        return ExitCode::from(2);
+        return Err(CliError::Printed);
     }
-    ExitCode::SUCCESS
+    Ok(ExitCode::SUCCESS)
 }
 
 #[cfg(test)]

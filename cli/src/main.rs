@@ -18,6 +18,32 @@ mod ui;
 mod vectors;
 
 use clap::{Args, Parser, Subcommand};
+
+/// Why a command could not do its work. Every command returns
+/// `Result<ExitCode, CliError>`; `main` alone turns an error into the
+/// message and exit status 2, so the status is decided in one place.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum CliError {
+    /// Bad usage or configuration, a file that cannot be read or written,
+    /// a store that cannot be opened: the message says which.
+    #[error("{0}")]
+    Message(String),
+    /// The command has already said what went wrong (a partial report on
+    /// standard output, a failed write to it).
+    #[error("(reported above)")]
+    Printed,
+}
+
+impl CliError {
+    /// An error with this message.
+    pub(crate) fn msg(m: impl Into<String>) -> CliError {
+        CliError::Message(m.into())
+    }
+}
+
+/// What a command returns: its exit status (0 or 1), or why it could not
+/// run (status 2).
+pub(crate) type CmdResult = Result<ExitCode, CliError>;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -248,12 +274,11 @@ struct ExportArgs {
     force: bool,
 }
 
-fn run_export(args: &ExportArgs) -> ExitCode {
+fn run_export(args: &ExportArgs) -> CmdResult {
     let file = match sources::load(&args.sources) {
         Ok(f) => f,
         Err(e) => {
-            eprintln!("wr-feeds: {e}");
-            return ExitCode::from(2);
+            return Err(CliError::msg(format!("{e}")));
         }
     };
     let title = format!("wr-feeds sources ({})", args.sources.display());
@@ -261,9 +286,9 @@ fn run_export(args: &ExportArgs) -> ExitCode {
     match &args.output {
         None => {
             if ui::print_out(&xml) {
-                ExitCode::SUCCESS
+                Ok(ExitCode::SUCCESS)
             } else {
-                ExitCode::from(2)
+                Err(CliError::Printed)
             }
         }
         Some(path) if path.exists() && !args.force => {
@@ -271,13 +296,13 @@ fn run_export(args: &ExportArgs) -> ExitCode {
                 "wr-feeds: {} exists; pass --force to replace it",
                 path.display()
             );
-            ExitCode::from(2)
+            Err(CliError::Printed)
         }
         Some(path) => match digest::write_atomic(path, xml.as_bytes()) {
-            Ok(()) => ExitCode::SUCCESS,
+            Ok(()) => Ok(ExitCode::SUCCESS),
             Err(e) => {
                 eprintln!("wr-feeds: cannot write {}: {e}", path.display());
-                ExitCode::from(2)
+                Err(CliError::Printed)
             }
         },
     }
@@ -296,7 +321,7 @@ struct ImportArgs {
     force: bool,
 }
 
-fn run_import(args: &ImportArgs, common: &Common) -> ExitCode {
+fn run_import(args: &ImportArgs, common: &Common) -> CmdResult {
     let bytes = if args.file.as_os_str() == "-" {
         let mut b = Vec::new();
         std::io::Read::read_to_end(&mut std::io::stdin(), &mut b).map(|_| b)
@@ -306,23 +331,23 @@ fn run_import(args: &ImportArgs, common: &Common) -> ExitCode {
     let bytes = match bytes {
         Ok(b) => b,
         Err(e) => {
-            eprintln!("wr-feeds: cannot read {}: {e}", args.file.display());
-            return ExitCode::from(2);
+            return Err(CliError::msg(format!(
+                "cannot read {}: {e}",
+                args.file.display()
+            )));
         }
     };
     // In the encoding the file declares (issue #12).
     let text = match opml::decode(&bytes) {
         Ok(t) => t,
         Err(e) => {
-            eprintln!("wr-feeds: {}: {e}", args.file.display());
-            return ExitCode::from(2);
+            return Err(CliError::msg(format!("{}: {e}", args.file.display())));
         }
     };
     let imp = match opml::import(&text) {
         Ok(i) => i,
         Err(e) => {
-            eprintln!("wr-feeds: {}: {e}", args.file.display());
-            return ExitCode::from(2);
+            return Err(CliError::msg(format!("{}: {e}", args.file.display())));
         }
     };
     if !common.quiet {
@@ -331,11 +356,10 @@ fn run_import(args: &ImportArgs, common: &Common) -> ExitCode {
         }
     }
     if imp.sources.is_empty() {
-        eprintln!(
-            "wr-feeds: {}: no outline with an http(s) xmlUrl",
+        return Err(CliError::msg(format!(
+            "{}: no outline with an http(s) xmlUrl",
             args.file.display()
-        );
-        return ExitCode::from(2);
+        )));
     }
     let header = format!(
         "Imported by wr-feeds from {} ({} sources).\nSee README.md for the format; add a [settings] table if needed.",
@@ -346,20 +370,21 @@ fn run_import(args: &ImportArgs, common: &Common) -> ExitCode {
     match &args.output {
         None => {
             if !ui::print_out(&toml) {
-                return ExitCode::from(2);
+                return Err(CliError::Printed);
             }
         }
         Some(path) => {
             if path.exists() && !args.force {
-                eprintln!(
-                    "wr-feeds: {} exists; pass --force to replace it",
+                return Err(CliError::msg(format!(
+                    "{} exists; pass --force to replace it",
                     path.display()
-                );
-                return ExitCode::from(2);
+                )));
             }
             if let Err(e) = digest::write_atomic(path, toml.as_bytes()) {
-                eprintln!("wr-feeds: cannot write {}: {e}", path.display());
-                return ExitCode::from(2);
+                return Err(CliError::msg(format!(
+                    "cannot write {}: {e}",
+                    path.display()
+                )));
             }
             if !common.quiet {
                 eprintln!(
@@ -370,7 +395,7 @@ fn run_import(args: &ImportArgs, common: &Common) -> ExitCode {
             }
         }
     }
-    ExitCode::SUCCESS
+    Ok(ExitCode::SUCCESS)
 }
 
 fn main() -> ExitCode {
@@ -382,11 +407,29 @@ fn main() -> ExitCode {
             return ExitCode::from(code);
         }
     };
+    match try_main(&cli) {
+        Ok(code) => code,
+        Err(CliError::Printed) => ExitCode::from(2),
+        Err(e) => {
+            let ui = ui::Ui::new(cli.common.quiet, cli.common.verbose);
+            let mut msg = e.to_string();
+            let mut source = std::error::Error::source(&e);
+            while let Some(s) = source {
+                msg.push_str(&format!(": {s}"));
+                source = s.source();
+            }
+            ui.error(&msg);
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// Runs the command `cli` names.
+fn try_main(cli: &Cli) -> CmdResult {
     if cli.command.is_some() && cli.run.given() {
-        eprintln!(
-            "error: SOURCES, --all, --force, --format and --output belong to the digest, not to a subcommand\n\nFor more information, try '--help'."
-        );
-        return ExitCode::from(2);
+        return Err(CliError::msg(
+            "SOURCES, --all, --force, --format and --output belong to the digest, not to a subcommand\n\nFor more information, try '--help'.",
+        ));
     }
     match &cli.command {
         Some(Command::Robots(args)) => robots_cmd::run(args),

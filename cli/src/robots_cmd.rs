@@ -1,5 +1,6 @@
 //! `wr-feeds robots`: the offline robots.txt debugger.
 
+use crate::{CliError, CmdResult};
 use std::io::{Read, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -46,20 +47,21 @@ fn target(arg: &str) -> Result<String, String> {
 }
 
 /// Runs the command; see the exit statuses in `--help`.
-pub fn run(args: &Args) -> ExitCode {
+pub fn run(args: &Args) -> CmdResult {
     let body = match read_body(&args.file) {
         Ok(b) => b,
         Err(e) => {
-            eprintln!("wr-feeds: cannot read {}: {e}", args.file.display());
-            return ExitCode::from(2);
+            return Err(CliError::msg(format!(
+                "cannot read {}: {e}",
+                args.file.display()
+            )));
         }
     };
     let targets: Result<Vec<String>, String> = args.urls.iter().map(|u| target(u)).collect();
     let targets = match targets {
         Ok(t) => t,
         Err(e) => {
-            eprintln!("wr-feeds: {e}");
-            return ExitCode::from(2);
+            return Err(CliError::msg(e.to_string()));
         }
     };
     let policy = Policy::parse(&body, &args.agent);
@@ -130,8 +132,8 @@ pub fn run(args: &Args) -> ExitCode {
             }
         };
         if writeln!(out, "{line}").is_err() {
-            return ExitCode::from(2);
+            return Err(CliError::Printed);
         }
     }
-    ExitCode::from(u8::from(any_denied))
+    Ok(ExitCode::from(u8::from(any_denied)))
 }

@@ -9,7 +9,7 @@
 use crate::app::config;
 use crate::digest::{self, Digest, DigestItem, SourceReport, Status};
 use crate::sources::{self, Format};
-use crate::ui::Ui;
+use crate::{CliError, CmdResult};
 use crate::{Common, ShowArgs};
 use std::process::ExitCode;
 use wr_feeds::store::Store;
@@ -26,44 +26,40 @@ fn is_day(s: &str) -> bool {
 }
 
 /// Runs `show`.
-pub fn run(args: &ShowArgs, common: &Common) -> ExitCode {
-    let ui = Ui::new(common.quiet, common.verbose);
+pub fn run(args: &ShowArgs, common: &Common) -> CmdResult {
     let today = digest::day(crate::app::now_secs());
     let day = args.date.clone().unwrap_or_else(|| today.clone());
     for (what, d) in [("DATE", Some(&day)), ("--since", args.since.as_ref())] {
         if let Some(d) = d.filter(|d| !is_day(d)) {
-            ui.error(&format!("{what} {d:?} is not a date (expected YYYY-MM-DD)"));
-            return ExitCode::from(2);
+            return Err(CliError::msg(format!(
+                "{what} {d:?} is not a date (expected YYYY-MM-DD)"
+            )));
         }
     }
     let file = match sources::load(&args.sources) {
         Ok(f) => f,
         Err(e) => {
-            ui.error(&e.to_string());
-            return ExitCode::from(2);
+            return Err(CliError::msg(e.to_string()));
         }
     };
     let cfg = match config(common, &file.settings) {
         Ok(c) => c,
         Err(e) => {
-            ui.error(&e);
-            return ExitCode::from(2);
+            return Err(CliError::msg(e));
         }
     };
     // Read-only use of the store: no run lock, no network.
     let store = match Store::open(&cfg.state_dir) {
         Ok(s) => s,
         Err(e) => {
-            ui.error(&e.to_string());
-            return ExitCode::from(2);
+            return Err(CliError::msg(e.to_string()));
         }
     };
     let days = match &args.since {
         Some(since) => match store.digest_days(since) {
             Ok(d) => d,
             Err(e) => {
-                ui.error(&e.to_string());
-                return ExitCode::from(2);
+                return Err(CliError::msg(e.to_string()));
             }
         },
         None => vec![day.clone()],
@@ -79,8 +75,7 @@ pub fn run(args: &ShowArgs, common: &Common) -> ExitCode {
                     published: i.published,
                 })),
                 Err(e) => {
-                    ui.error(&e.to_string());
-                    return ExitCode::from(2);
+                    return Err(CliError::msg(e.to_string()));
                 }
             }
         }
@@ -105,9 +100,9 @@ pub fn run(args: &ShowArgs, common: &Common) -> ExitCode {
         Format::Json => d.to_json(),
     };
     if crate::ui::print_out(&text) {
-        ExitCode::SUCCESS
+        Ok(ExitCode::SUCCESS)
     } else {
-        ExitCode::from(2)
+        Err(CliError::Printed)
     }
 }
 

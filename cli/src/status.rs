@@ -9,6 +9,7 @@ use crate::app::{config, now_secs};
 use crate::digest::rfc3339;
 use crate::sources::{self, Settings};
 use crate::ui::Ui;
+use crate::{CliError, CmdResult};
 use crate::{Common, ResetArgs, StatusArgs};
 use serde::Serialize;
 use std::process::ExitCode;
@@ -182,19 +183,18 @@ fn table(st: &Status) -> String {
 }
 
 /// Runs `status`.
-pub fn run_status(args: &StatusArgs, common: &Common) -> ExitCode {
+pub fn run_status(args: &StatusArgs, common: &Common) -> CmdResult {
     let ui = Ui::new(common.quiet, common.verbose);
     let Some((settings, names)) = settings_of(args.sources.as_deref(), &ui) else {
-        return ExitCode::from(2);
+        return Err(CliError::Printed);
     };
     let Some(store) = open(common, &settings, &ui) else {
-        return ExitCode::from(2);
+        return Err(CliError::Printed);
     };
     let st = match gather(&store, names) {
         Ok(s) => s,
         Err(e) => {
-            ui.error(&e.to_string());
-            return ExitCode::from(2);
+            return Err(CliError::msg(e.to_string()));
         }
     };
     let text = if args.json {
@@ -205,21 +205,21 @@ pub fn run_status(args: &StatusArgs, common: &Common) -> ExitCode {
         table(&st)
     };
     if crate::ui::print_out(&text) {
-        ExitCode::SUCCESS
+        Ok(ExitCode::SUCCESS)
     } else {
-        ExitCode::from(2)
+        Err(CliError::Printed)
     }
 }
 
 /// Runs `reset`: exit 0 when something was lifted for every target, 1 when
 /// a target had nothing to lift.
-pub fn run_reset(args: &ResetArgs, common: &Common) -> ExitCode {
+pub fn run_reset(args: &ResetArgs, common: &Common) -> CmdResult {
     let ui = Ui::new(common.quiet, common.verbose);
     let Some((settings, named)) = settings_of(args.sources.as_deref(), &ui) else {
-        return ExitCode::from(2);
+        return Err(CliError::Printed);
     };
     let Some(store) = open(common, &settings, &ui) else {
-        return ExitCode::from(2);
+        return Err(CliError::Printed);
     };
     let now = wr_core::time::Timestamp(u64::try_from(now_secs()).unwrap_or(0) * 1000);
     let mut all_found = true;
@@ -242,8 +242,7 @@ pub fn run_reset(args: &ResetArgs, common: &Common) -> ExitCode {
         let mut said = Vec::new();
         match lifted {
             Err(e) => {
-                ui.error(&e.to_string());
-                return ExitCode::from(2);
+                return Err(CliError::msg(e.to_string()));
             }
             Ok((held, source)) => {
                 if let Some(until) = held {
@@ -267,13 +266,13 @@ pub fn run_reset(args: &ResetArgs, common: &Common) -> ExitCode {
         }
         for s in said {
             if !crate::ui::print_out(&format!("{s}\n")) {
-                return ExitCode::from(2);
+                return Err(CliError::Printed);
             }
         }
     }
     if all_found {
-        ExitCode::SUCCESS
+        Ok(ExitCode::SUCCESS)
     } else {
-        ExitCode::from(1)
+        Ok(ExitCode::from(1))
     }
 }
