@@ -520,3 +520,29 @@ fn a_304_readopts_the_stored_list_and_a_failed_refresh_keeps_it() {
     let r = refresh(&mut h, Stored::List(stored), &mut failing);
     assert!(matches!(r, Refreshed::Retained { entries: 1, .. }), "{r:?}");
 }
+
+#[test]
+fn a_retry_after_holds_at_least_as_long_as_asked_whatever_the_millisecond() {
+    let mut h = Harness::new(gate_with(&[]));
+    let mut n = 0;
+    let mut server = robots_404_then(move |_r: &Request| {
+        n += 1;
+        Ok(if n == 1 {
+            with(503, |x| x.retry_after = Some("2".into()))
+        } else {
+            resp(200)
+        })
+    });
+    let out = h.drive(&mut Get::new("https://a.test/x", None), &mut server);
+    assert!(matches!(out, GetOutcome::Response { .. }), "{out:?}");
+    // The harness's exchange takes 20 ms: the 503 ended 20 ms after it was
+    // sent, and the clock reads whole milliseconds, so the retry may not
+    // start before end + 2 s + 1 ms.
+    let (first, retry) = (h.sent[1].0, h.sent[2].0);
+    assert!(
+        retry.0 >= first.0 + 20 + 2_000 + 1,
+        "{} -> {}",
+        first.0,
+        retry.0
+    );
+}

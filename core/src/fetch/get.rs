@@ -251,7 +251,7 @@ impl Get {
         let step = cx.run.backoff.next(self.attempt, retry_after, cx.jitter);
         match step {
             BackoffStep::GiveUp => {
-                let until = cx.now.saturating_add(FAILURE_COOLDOWN);
+                let until = super::after(cx, FAILURE_COOLDOWN);
                 cx.run.hold(cx.gate, host, until, WaitReason::Cooldown);
                 self.failed(format!(
                     "{what} after {} retries; leaving {host} alone for {} min",
@@ -260,7 +260,7 @@ impl Get {
                 ));
             }
             BackoffStep::Retry { after } => {
-                let until = cx.now.saturating_add(after);
+                let until = super::after(cx, after);
                 cx.run.hold(cx.gate, host, until, WaitReason::Backoff);
                 if after > cx.run.patience {
                     let url = self.url.clone();

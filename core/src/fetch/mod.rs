@@ -403,6 +403,13 @@ pub fn held(now: Timestamp, until: Timestamp, reason: WaitReason) -> String {
     }
 }
 
+/// `d` after now, rounded up to the next millisecond: the clock reads whole
+/// milliseconds (floor), and a hold must last at least what the server
+/// asked for ("wait at least that long"), never 1 ms less.
+fn after(cx: &Ctx<'_>, d: core::time::Duration) -> Timestamp {
+    Timestamp(cx.now.0.saturating_add(1)).saturating_add(d)
+}
+
 /// Records the end of an exchange with `host`. +1 ms: the clock reads whole
 /// milliseconds (floor); rounding the end up keeps the next start strictly
 /// max(1 s, Crawl-delay) after it.

@@ -129,12 +129,8 @@ impl Machine for OperatorGet {
                 .as_deref()
                 .and_then(|v| crate::retry_after::parse_retry_after(v, cx.now).ok());
             if let Some(d) = after {
-                cx.run.hold(
-                    cx.gate,
-                    &host,
-                    cx.now.saturating_add(d),
-                    WaitReason::Backoff,
-                );
+                cx.run
+                    .hold(cx.gate, &host, super::after(cx, d), WaitReason::Backoff);
             }
         }
         self.end = Some(Ok(resp));

@@ -187,12 +187,8 @@ impl Machine for RobotsFetch {
                         .as_deref()
                         .and_then(|v| crate::retry_after::parse_retry_after(v, cx.now).ok());
                     if let Some(d) = after {
-                        cx.run.hold(
-                            cx.gate,
-                            &host,
-                            cx.now.saturating_add(d),
-                            WaitReason::Backoff,
-                        );
+                        cx.run
+                            .hold(cx.gate, &host, super::after(cx, d), WaitReason::Backoff);
                     }
                 }
                 self.unreachable(cx, format!("{}: HTTP {s}", self.url));
