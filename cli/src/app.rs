@@ -12,6 +12,8 @@ use std::process::ExitCode;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use wr_core::constants::{SPEC_VERSION, TEST_FIXTURES_PATH, UA_TOKEN};
 use wr_core::robots::Policy;
+use wr_core::time::Timestamp;
+use wr_feeds::store::DigestSource;
 use wr_feeds::{
     BlocklistState, CheckReport, Config, ConnectTo, FetchError, Pipeline, RunOptions, SourceStatus,
 };
@@ -110,6 +112,8 @@ fn report_blocklist(ui: &Ui, state: &BlocklistState) {
     }
 }
 
+/// A source's section of the digest, with every item `r` holds (cut to
+/// its `max_items` by [`SourceReport::capped`]).
 fn to_report(src: &sources::Source, r: &wr_feeds::SourceReport) -> SourceReport {
     let (status, reason) = match &r.status {
         SourceStatus::Ok { not_modified } => (
@@ -130,15 +134,6 @@ fn to_report(src: &sources::Source, r: &wr_feeds::SourceReport) -> SourceReport 
         SourceStatus::LeftOut { reason } => (Status::LeftOut, Some(reason.clone())),
         SourceStatus::Failed { reason } => (Status::Failed, Some(reason.clone())),
     };
-    // `max_items`: the rest are left out on purpose, and the digest says
-    // how many (they count as reported: the user asked not to see them).
-    let shown = src.max_items.unwrap_or(usize::MAX);
-    let left = r.items.len().saturating_sub(shown);
-    let reason = match (reason, left) {
-        (reason, 0) => reason,
-        (None, n) => Some(digest::not_listed_note(n, shown)),
-        (Some(r), n) => Some(format!("{r}; {}", digest::not_listed_note(n, shown))),
-    };
     SourceReport {
         name: src.name.clone(),
         url: src.url.clone(),
@@ -149,14 +144,13 @@ fn to_report(src: &sources::Source, r: &wr_feeds::SourceReport) -> SourceReport 
         items: r
             .items
             .iter()
-            .take(shown)
             .map(|i| DigestItem {
                 title: i.title.clone(),
                 url: i.url.clone(),
                 published: i.published.clone(),
             })
             .collect(),
-        not_listed: left,
+        not_listed: 0,
     }
 }
 
@@ -180,8 +174,8 @@ pub fn run_digest(args: &RunArgs, common: &Common) -> CmdResult {
     };
     let format = args.format.or(file.settings.format).unwrap_or_default();
     // `-o -` is standard output, as for every other tool.
-    // A digest is a day (UTC, the date in its title): a rerun on the same
-    // day writes that day's digest again, with anything new added.
+    // A digest is a day (the local date, in its title): a rerun on the
+    // same day writes that day's digest again, with anything new added.
     let now = now_secs();
     let day = digest::day(now);
     let output: Option<PathBuf> = args
@@ -251,14 +245,20 @@ pub fn run_digest(args: &RunArgs, common: &Common) -> CmdResult {
         }
     };
     report_blocklist(&ui, &report.blocklist);
-    // The day's digest so far: items an earlier run reported today come
-    // first, then this run's, each once.
+    // The day's digest so far: the items earlier digests of today
+    // delivered come first, in the order they were delivered, then this
+    // run's, each once. A rerun never writes a poorer digest, whatever R8
+    // or a 304 says of the source now.
+    let today = digest::parse_day(&day).ok().map(|d| digest::days(d, d));
     let mut day_sources = report.sources.clone();
     if !args.all {
         for r in &mut day_sources {
-            match pipeline.store().reported_on(&r.key, &day) {
+            let Some(today) = &today else { break };
+            match pipeline.store().day_items(&r.key, today) {
                 Ok(mut earlier) if !earlier.is_empty() => {
-                    earlier.retain(|e| !r.items.iter().any(|i| i.id == e.id));
+                    let listed: std::collections::HashSet<String> =
+                        earlier.iter().map(|e| e.id.clone()).collect();
+                    r.items.retain(|i| !listed.contains(&i.id));
                     earlier.append(&mut r.items);
                     r.items = earlier;
                 }
@@ -271,11 +271,34 @@ pub fn run_digest(args: &RunArgs, common: &Common) -> CmdResult {
             }
         }
     }
-    let reports: Vec<SourceReport> = active
+    // Each section whole, as the store keeps it for `show`, then cut to
+    // the source's max_items.
+    let whole: Vec<SourceReport> = active
         .iter()
         .copied()
         .zip(&day_sources)
         .map(|(s, r)| to_report(s, r))
+        .collect();
+    let heads: Vec<DigestSource> = whole
+        .iter()
+        .zip(&day_sources)
+        .zip(&active)
+        .map(|((w, r), s)| DigestSource {
+            source: r.key.clone(),
+            name: w.name.clone(),
+            url: w.url.clone(),
+            tags: w.tags.clone(),
+            status: w.status.as_str().to_string(),
+            reason: w.reason.clone(),
+            method: w.method.clone(),
+            max_items: s.max_items.and_then(|n| u64::try_from(n).ok()),
+            written_at: Timestamp(0),
+        })
+        .collect();
+    let reports: Vec<SourceReport> = whole
+        .into_iter()
+        .zip(&active)
+        .map(|(w, s)| w.capped(s.max_items))
         .collect();
     for r in &reports {
         // With -v every outcome was printed as it happened.
@@ -291,7 +314,7 @@ pub fn run_digest(args: &RunArgs, common: &Common) -> CmdResult {
             ));
         }
     }
-    let d = Digest::new(now, args.all, reports);
+    let d = Digest::new(now, &day, args.all, reports);
     let text = match format {
         Format::Markdown => d.to_markdown(),
         Format::Json => d.to_json(),
@@ -317,8 +340,16 @@ pub fn run_digest(args: &RunArgs, common: &Common) -> CmdResult {
             }
         }
     }
-    // The digest is delivered: only now do its items stop being new.
-    if let Err(e) = pipeline.mark_reported_on(&report, &day) {
+    // The digest is delivered: only now do its items stop being new, and
+    // belong to today's digest. An `--all` digest is not the day's: its
+    // sections are not kept for `show`.
+    let delivered = report
+        .sources
+        .iter()
+        .flat_map(|s| s.items.iter().map(move |i| (s.key.as_str(), i.id.as_str())));
+    let at = Timestamp(u64::try_from(now).unwrap_or(0).saturating_mul(1000));
+    let heads = (!args.all).then_some(heads.as_slice());
+    if let Err(e) = pipeline.store().record_digest(&day, at, delivered, heads) {
         ui.warn(&format!(
             "the digest was written but its items could not be marked as reported ({e}); \
              the next digest lists them again"
@@ -339,12 +370,15 @@ pub fn run_digest(args: &RunArgs, common: &Common) -> CmdResult {
             parts.push(format!("{n} {}", st.as_str().replace('_', " ")));
         }
     }
+    let plural =
+        |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
     ui.info(&format!(
-        "{} sources: {}; {items} {} items; {} requests{}",
-        d.sources.len(),
+        "{}: {}; {items} {} {}; {}{}",
+        plural(d.sources.len(), "source", "sources"),
         parts.join(", "),
         if args.all { "listed" } else { "new" },
-        report.requests,
+        if items == 1 { "item" } else { "items" },
+        plural(report.requests as usize, "request", "requests"),
         output
             .as_ref()
             .map(|o| format!("; digest written to {}", o.display()))

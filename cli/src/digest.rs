@@ -47,6 +47,20 @@ impl Status {
     pub fn is_problem(self) -> bool {
         matches!(self, Status::Failed | Status::Deferred)
     }
+
+    /// The status [`Status::as_str`] names (as the store keeps it).
+    pub fn from_word(word: &str) -> Option<Status> {
+        [
+            Status::Ok,
+            Status::Skipped,
+            Status::Denied,
+            Status::Deferred,
+            Status::LeftOut,
+            Status::Failed,
+        ]
+        .into_iter()
+        .find(|s| s.as_str() == word)
+    }
 }
 
 /// One link.
@@ -87,6 +101,26 @@ pub fn not_listed_note(not_listed: usize, max_items: usize) -> String {
     format!("{not_listed} more not listed (max_items = {max_items})")
 }
 
+impl SourceReport {
+    /// The section with at most `max_items` of its items (the first ones),
+    /// `reason` saying how many more there were. The digest and `show`
+    /// both cut here, so they list the same items.
+    pub fn capped(mut self, max_items: Option<usize>) -> SourceReport {
+        let shown = max_items.unwrap_or(usize::MAX);
+        let left = self.items.len().saturating_sub(shown);
+        if left > 0 {
+            self.items.truncate(shown);
+            let note = not_listed_note(left, shown);
+            self.reason = Some(match self.reason.take() {
+                None => note,
+                Some(r) => format!("{r}; {note}"),
+            });
+        }
+        self.not_listed = left;
+        self
+    }
+}
+
 /// A whole digest.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Digest {
@@ -94,8 +128,8 @@ pub struct Digest {
     pub schema: &'static str,
     /// When the digest was made: RFC 3339, UTC, seconds.
     pub generated: String,
-    /// The day the digest is (`YYYY-MM-DD`, UTC), or `since YYYY-MM-DD`
-    /// for `show --since`.
+    /// The day the digest is (`YYYY-MM-DD`, the local date: see [`day`]),
+    /// or `since YYYY-MM-DD` for `show --since`.
     pub day: String,
     /// `new` (items first seen since the previous digest) or `all`.
     pub selection: &'static str,
@@ -104,12 +138,13 @@ pub struct Digest {
 }
 
 impl Digest {
-    /// A digest generated at `unix_secs`.
-    pub fn new(unix_secs: i64, all: bool, sources: Vec<SourceReport>) -> Digest {
+    /// The digest of `day` ([`day`] of the instant, normally), generated at
+    /// `unix_secs`.
+    pub fn new(unix_secs: i64, day: &str, all: bool, sources: Vec<SourceReport>) -> Digest {
         Digest {
             schema: SCHEMA,
             generated: rfc3339(unix_secs),
-            day: day(unix_secs),
+            day: day.to_string(),
             selection: if all { "all" } else { "new" },
             sources,
         }
@@ -260,10 +295,65 @@ pub fn civil_from_days(z: i64) -> (i64, u32, u32) {
     (if m <= 2 { y + 1 } else { y }, m, d)
 }
 
-/// The digest day of `unix_secs`: its UTC date, `YYYY-MM-DD` (the date in
-/// the digest's title).
+/// The digest day of `unix_secs`: its date where the user is, from `TZ`
+/// (a zone name or a POSIX rule), else `/etc/localtime`, else UTC;
+/// `YYYY-MM-DD`, the date in the digest's title. A morning digest and its
+/// reruns are one day wherever the user lives (a UTC day would split a
+/// 07:00 digest in Tokyo from its 09:30 rerun).
 pub fn day(unix_secs: i64) -> String {
-    rfc3339(unix_secs)[..10].to_string()
+    use chrono::TimeZone;
+    match chrono::Local.timestamp_opt(unix_secs, 0).single() {
+        Some(t) => t.date_naive().format("%Y-%m-%d").to_string(),
+        None => rfc3339(unix_secs)[..10].to_string(),
+    }
+}
+
+/// `s` as a digest day: exactly `YYYY-MM-DD`, and a date that exists.
+pub fn parse_day(s: &str) -> Result<chrono::NaiveDate, String> {
+    let b = s.as_bytes();
+    let shaped = b.len() == 10
+        && b.iter().enumerate().all(|(i, c)| {
+            if i == 4 || i == 7 {
+                *c == b'-'
+            } else {
+                c.is_ascii_digit()
+            }
+        });
+    let bad = || format!("{s:?} is not a date (expected YYYY-MM-DD)");
+    if !shaped {
+        return Err(bad());
+    }
+    chrono::NaiveDate::parse_from_str(s, "%Y-%m-%d").map_err(|_| bad())
+}
+
+/// The instant local day `d` begins, in Unix ms. A midnight a daylight
+/// saving change skips begins the day at the first local time that
+/// exists.
+fn day_start_ms(d: chrono::NaiveDate) -> u64 {
+    use chrono::TimeZone;
+    let midnight = d.and_time(chrono::NaiveTime::MIN);
+    let start = (0..=96).find_map(|quarter| {
+        let t = midnight + chrono::Duration::minutes(15 * quarter);
+        chrono::Local.from_local_datetime(&t).earliest()
+    });
+    let ms = start.map_or_else(
+        || midnight.and_utc().timestamp_millis(),
+        |t| t.timestamp_millis(),
+    );
+    u64::try_from(ms).unwrap_or(0)
+}
+
+/// The digest days `first..=last` for the store: their dates and the
+/// instants they span, so items reported before days were recorded are
+/// placed by the local day they were first seen.
+pub fn days(first: chrono::NaiveDate, last: chrono::NaiveDate) -> wr_feeds::store::Days {
+    let after = last.succ_opt().unwrap_or(last);
+    wr_feeds::store::Days {
+        first: first.format("%Y-%m-%d").to_string(),
+        last: last.format("%Y-%m-%d").to_string(),
+        start: wr_core::time::Timestamp(day_start_ms(first)),
+        end: wr_core::time::Timestamp(day_start_ms(after)),
+    }
 }
 
 /// `path` with every `{date}` replaced by `day`: `digest-{date}.md` names
@@ -422,7 +512,7 @@ mod tests {
             ("", "https://a.example/untitled"),
         ];
         let items: Vec<DigestItem> = nasty.iter().map(|(t, u)| item(t, u)).collect();
-        let d = Digest::new(0, false, vec![report("S", Status::Ok, items)]);
+        let d = Digest::new(0, "1970-01-01", false, vec![report("S", Status::Ok, items)]);
         let md = d.to_markdown();
         let found = links(&md);
         assert_eq!(found.len(), nasty.len(), "{md}");
@@ -445,6 +535,7 @@ mod tests {
     fn markdown_layout() {
         let d = Digest::new(
             1_779_580_800, // 2026-05-24T00:00:00Z
+            "2026-05-24",
             false,
             vec![
                 report(
@@ -484,6 +575,7 @@ mod tests {
     fn json_schema_fields() {
         let d = Digest::new(
             0,
+            "1970-01-01",
             true,
             vec![
                 report("A", Status::LeftOut, vec![]),
@@ -501,6 +593,60 @@ mod tests {
             assert!(v["sources"][0].get(k).is_some(), "missing {k}");
         }
         assert_eq!(d.exit_code(), 1);
+    }
+
+    #[test]
+    fn digest_days_are_checked_dates() {
+        assert_eq!(
+            parse_day("2028-02-29").map(|d| d.to_string()),
+            Ok("2028-02-29".to_string())
+        );
+        for bad in [
+            "2026-02-30",
+            "2026-1-24",
+            "20261124",
+            "2026/11/24",
+            "yesterday",
+            "2026-11-24x",
+            "+2026-11-2",
+            "",
+        ] {
+            assert_eq!(
+                parse_day(bad),
+                Err(format!("{bad:?} is not a date (expected YYYY-MM-DD)")),
+                "{bad}"
+            );
+        }
+        let d = parse_day("2026-11-24").unwrap();
+        let span = days(d, d);
+        assert_eq!(
+            (span.first.as_str(), span.last.as_str()),
+            ("2026-11-24", "2026-11-24")
+        );
+        // A day is 23 to 25 hours long wherever the test runs.
+        let len = span.end.0 - span.start.0;
+        assert!((23 * 3_600_000..=25 * 3_600_000).contains(&len), "{len}");
+        assert_eq!(day((span.start.0 / 1000) as i64), "2026-11-24");
+        assert_eq!(day((span.end.0 / 1000) as i64 - 1), "2026-11-24");
+        assert_eq!(day((span.end.0 / 1000) as i64), "2026-11-25");
+    }
+
+    #[test]
+    fn a_report_is_capped_with_a_note() {
+        let items = vec![
+            item("a", "https://a/1"),
+            item("b", "https://a/2"),
+            item("c", "https://a/3"),
+        ];
+        let r = report("S", Status::Ok, items.clone()).capped(Some(2));
+        assert_eq!(r.items, items[..2]);
+        assert_eq!(
+            r.reason.as_deref(),
+            Some("1 more not listed (max_items = 2)")
+        );
+        let r = report("S", Status::Skipped, items.clone()).capped(Some(5));
+        assert_eq!(r.items.len(), 3);
+        assert_eq!(r.not_listed, 0);
     }
 
     #[test]
@@ -600,7 +746,7 @@ mod properties {
         /// A source name can never open a second heading or a link.
         #[test]
         fn any_name_is_one_heading(name in title_chars()) {
-            let d = Digest::new(0, false, vec![SourceReport {
+            let d = Digest::new(0, "1970-01-01", false, vec![SourceReport {
                 name: name.clone(), url: "https://a/".into(), tags: vec![], status: Status::Ok,
                 reason: None, method: None, items: vec![], not_listed: 0,
             }]);

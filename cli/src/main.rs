@@ -143,13 +143,17 @@ enum Command {
     /// Turn an OPML subscription list into sources.toml.
     ///
     /// Every outline with an xmlUrl, at any depth, becomes a source; folders
-    /// and `category` become tags. Exit status 0, or 2 when the file cannot
+    /// and `category` become tags; a commented outline (isComment) becomes
+    /// `enabled = false`. The file is read in the encoding it declares (a
+    /// byte order mark, UTF-16, or the XML declaration: windows-1252,
+    /// ISO-8859-1, Shift_JIS...). Exit status 0, or 2 when the file cannot
     /// be read or parsed (or the output exists without --force).
     Import(ImportArgs),
     /// Writes the sources of a sources file as an OPML 2.0 subscription
     /// list (UTF-8) for a feed reader: sources with a feed as `rss`
-    /// outlines, page-only ones as `link` outlines; the first tags as
-    /// `category`.
+    /// outlines, page-only ones as `link` outlines, tags as `category`,
+    /// `enabled = false` as `isComment="true"`.
+    #[command(visible_alias = "export-opml")]
     Export(ExportArgs),
     /// Show the gate's answer for URLs without fetching them (dry run).
     ///
@@ -183,9 +187,10 @@ enum Command {
     /// requirement false, with the reason under "evidence" and each check's
     /// detail under "checks". Exit status 0.
     Attest(AttestArgs),
-    /// Writes a past day's digest again from the state directory: the same
-    /// items under today's source names, without a request. DATE is
-    /// YYYY-MM-DD (UTC, the date in a digest's title) [default: today].
+    /// Writes a past day's digest again from the state directory, without
+    /// a request: the same sections, outcomes and items, in the same order.
+    /// DATE is YYYY-MM-DD (the local date in a digest's title) [default:
+    /// today]; --since DATE gathers every day from DATE to today.
     Show(ShowArgs),
     /// The state at a glance: per source its last run, outcome, failed runs
     /// in a row and items seen; the hosts held (R5) and until when; the
@@ -221,14 +226,18 @@ pub(crate) struct ResetArgs {
 
 #[derive(Args)]
 pub(crate) struct ShowArgs {
-    /// The sources file (names, URLs and tags of the sources to list).
+    /// The sources file (its sources, under the names it gives them now,
+    /// and its [settings]) [default: the sources of that day's digest, as
+    /// it named them]. A lone argument shaped like YYYY-MM-DD is the DATE.
     #[arg(value_name = "SOURCES")]
-    pub(crate) sources: PathBuf,
-    /// The day, YYYY-MM-DD [default: today].
+    pub(crate) first: Option<String>,
+    /// The day, YYYY-MM-DD (a local date, as in a digest's title)
+    /// [default: today].
     #[arg(value_name = "DATE")]
-    pub(crate) date: Option<String>,
-    /// Every day from this one (YYYY-MM-DD) on, in one digest.
-    #[arg(long, value_name = "DATE", conflicts_with = "date")]
+    pub(crate) second: Option<String>,
+    /// Every item of the days from this one (YYYY-MM-DD) to today, in one
+    /// digest.
+    #[arg(long, value_name = "DATE", conflicts_with = "second")]
     pub(crate) since: Option<String>,
     /// Digest format [default: markdown, or `format` in [settings]].
     #[arg(long, value_enum)]
@@ -266,7 +275,8 @@ struct ExportArgs {
     /// The sources file.
     #[arg(value_name = "SOURCES")]
     sources: PathBuf,
-    /// Write the OPML here instead of standard output.
+    /// Write the OPML here instead of standard output (`-`: standard
+    /// output).
     #[arg(short, long, value_name = "FILE")]
     output: Option<PathBuf>,
     /// Overwrite the output file if it exists.
@@ -283,7 +293,8 @@ fn run_export(args: &ExportArgs) -> CmdResult {
     };
     let title = format!("wr-feeds sources ({})", args.sources.display());
     let xml = opml::export(&file.sources, &title);
-    match &args.output {
+    // `-o -` is standard output, as for the digest.
+    match args.output.as_ref().filter(|o| o.as_os_str() != "-") {
         None => {
             if ui::print_out(&xml) {
                 Ok(ExitCode::SUCCESS)
@@ -313,7 +324,8 @@ struct ImportArgs {
     /// The OPML file (`-` reads standard input).
     #[arg(value_name = "FILE.opml")]
     file: PathBuf,
-    /// Write sources.toml here instead of standard output.
+    /// Write sources.toml here instead of standard output (`-`: standard
+    /// output).
     #[arg(short, long, value_name = "FILE")]
     output: Option<PathBuf>,
     /// Overwrite the output file if it exists.
@@ -367,7 +379,7 @@ fn run_import(args: &ImportArgs, common: &Common) -> CmdResult {
         imp.sources.len()
     );
     let toml = sources::to_toml(&imp.sources, &header);
-    match &args.output {
+    match args.output.as_ref().filter(|o| o.as_os_str() != "-") {
         None => {
             if !ui::print_out(&toml) {
                 return Err(CliError::Printed);

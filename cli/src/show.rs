@@ -1,101 +1,150 @@
-//! `wr-feeds show SOURCES [DATE]`: a past digest again, from the store.
+//! `wr-feeds show [SOURCES] [DATE]`: a past digest again, from the store.
 //!
-//! A digest is a day (see `app::run_digest`); every item remembers the day
-//! of the digest that reported it, so any day's digest can be written
-//! again without a request: the same items, in the same order, under the
-//! names sources.toml gives them today. `--since DATE` gathers every day
-//! from DATE on into one digest.
+//! A digest is a day (see `app::run_digest`): every item remembers the day
+//! of the digest that first reported it, in the order digests delivered
+//! them, and the store keeps each source's heading and outcome as the last
+//! digest of the day wrote them. So any day's digest can be written again
+//! without a request: the same sections, the same items in the same
+//! order, each source cut to the same `max_items`. With SOURCES the
+//! sources are those of the file, under the names it gives them now;
+//! without it, those of that day's digest, as it named them.
+//! `--since DATE` gathers every item of the days from DATE to today into
+//! one digest.
 
-use crate::app::config;
+use crate::app::{config, now_secs};
 use crate::digest::{self, Digest, DigestItem, SourceReport, Status};
-use crate::sources::{self, Format};
+use crate::sources::{self, Format, Settings};
 use crate::{CliError, CmdResult};
 use crate::{Common, ShowArgs};
+use std::path::PathBuf;
 use std::process::ExitCode;
-use wr_feeds::store::Store;
+use wr_feeds::store::{Days, DigestSource, Store, StoreError};
 
-/// Whether `s` is a `YYYY-MM-DD` date.
-fn is_day(s: &str) -> bool {
+/// Whether `s` is shaped like a date (`NNNN-NN-NN`): a lone argument of
+/// that shape is the DATE, anything else the SOURCES file.
+fn date_shaped(s: &str) -> bool {
     let b = s.as_bytes();
     b.len() == 10
-        && b[4] == b'-'
-        && b[7] == b'-'
-        && b.iter()
-            .enumerate()
-            .all(|(i, c)| i == 4 || i == 7 || c.is_ascii_digit())
+        && b.iter().enumerate().all(|(i, c)| {
+            if i == 4 || i == 7 {
+                *c == b'-'
+            } else {
+                c.is_ascii_digit()
+            }
+        })
+}
+
+/// SOURCES and DATE from the one or two positional arguments.
+fn positionals(args: &ShowArgs) -> (Option<PathBuf>, Option<String>) {
+    match (&args.first, &args.second) {
+        (Some(one), None) if date_shaped(one) => (None, Some(one.clone())),
+        (first, second) => (first.as_ref().map(PathBuf::from), second.clone()),
+    }
+}
+
+fn store_err(e: StoreError) -> CliError {
+    CliError::msg(e.to_string())
+}
+
+/// A section from the store: what `head` says the digest of the day
+/// said of the source, or a plain one for a source it did not hold.
+fn section(
+    name: &str,
+    url: &str,
+    tags: &[String],
+    head: Option<&DigestSource>,
+    items: Vec<wr_feeds::Item>,
+) -> SourceReport {
+    let status = head
+        .and_then(|h| Status::from_word(&h.status))
+        .unwrap_or(Status::Ok);
+    SourceReport {
+        name: name.to_string(),
+        url: url.to_string(),
+        tags: tags.to_vec(),
+        status,
+        reason: head.and_then(|h| h.reason.clone()),
+        method: head.and_then(|h| h.method.clone()),
+        items: items
+            .into_iter()
+            .map(|i| DigestItem {
+                title: i.title,
+                url: i.url,
+                published: i.published,
+            })
+            .collect(),
+        not_listed: 0,
+    }
+}
+
+fn to_usize(n: Option<u64>) -> Option<usize> {
+    n.and_then(|n| usize::try_from(n).ok())
 }
 
 /// Runs `show`.
 pub fn run(args: &ShowArgs, common: &Common) -> CmdResult {
-    let today = digest::day(crate::app::now_secs());
-    let day = args.date.clone().unwrap_or_else(|| today.clone());
-    for (what, d) in [("DATE", Some(&day)), ("--since", args.since.as_ref())] {
-        if let Some(d) = d.filter(|d| !is_day(d)) {
+    let now = now_secs();
+    let today = digest::parse_day(&digest::day(now)).map_err(CliError::msg)?;
+    let (sources_path, date) = positionals(args);
+    let date = date
+        .as_deref()
+        .map(digest::parse_day)
+        .transpose()
+        .map_err(|e| CliError::msg(format!("DATE {e}")))?;
+    let since = args
+        .since
+        .as_deref()
+        .map(digest::parse_day)
+        .transpose()
+        .map_err(|e| CliError::msg(format!("--since {e}")))?;
+    for d in [date, since].into_iter().flatten() {
+        if d > today {
             return Err(CliError::msg(format!(
-                "{what} {d:?} is not a date (expected YYYY-MM-DD)"
+                "{d} is after today ({today}): no digest of it exists yet"
             )));
         }
     }
-    let file = match sources::load(&args.sources) {
-        Ok(f) => f,
-        Err(e) => {
-            return Err(CliError::msg(e.to_string()));
+    let file = match &sources_path {
+        Some(p) => Some(sources::load(p).map_err(|e| CliError::msg(e.to_string()))?),
+        None => None,
+    };
+    let settings = file
+        .as_ref()
+        .map(|f| f.settings.clone())
+        .unwrap_or_else(Settings::default);
+    let cfg = config(common, &settings).map_err(CliError::msg)?;
+    // Read-only: no run lock, no network, nothing created.
+    let Some(store) = Store::open_existing(&cfg.state_dir, false).map_err(store_err)? else {
+        return Err(CliError::msg(format!(
+            "nothing to show: no state in {} (no digest was made with it; --state-dir, \
+             WR_STATE_DIR or [settings] state_dir name the one the digest uses)",
+            cfg.state_dir.display()
+        )));
+    };
+    let (title, range, heads) = match since {
+        Some(s) => (format!("since {s}"), digest::days(s, today), Vec::new()),
+        None => {
+            let d = date.unwrap_or(today);
+            let range = digest::days(d, d);
+            let heads = store.digest_sources(&range.first).map_err(store_err)?;
+            (range.first.clone(), range, heads)
         }
     };
-    let cfg = match config(common, &file.settings) {
-        Ok(c) => c,
-        Err(e) => {
-            return Err(CliError::msg(e));
-        }
+    // `--since` gathers: no day's outcomes, no day's cut.
+    let one_day = since.is_none();
+    let sections = match &file {
+        Some(f) => from_file(&store, f, &range, &heads, one_day)?,
+        None => from_store(&store, &range, &heads, one_day)?,
     };
-    // Read-only use of the store: no run lock, no network.
-    let store = match Store::open(&cfg.state_dir) {
-        Ok(s) => s,
-        Err(e) => {
-            return Err(CliError::msg(e.to_string()));
-        }
-    };
-    let days = match &args.since {
-        Some(since) => match store.digest_days(since) {
-            Ok(d) => d,
-            Err(e) => {
-                return Err(CliError::msg(e.to_string()));
-            }
-        },
-        None => vec![day.clone()],
-    };
-    let mut reports = Vec::new();
-    for s in file.sources.iter().filter(|s| s.enabled) {
-        let mut items: Vec<DigestItem> = Vec::new();
-        for d in &days {
-            match store.reported_on(&s.key(), d) {
-                Ok(found) => items.extend(found.into_iter().map(|i| DigestItem {
-                    title: i.title,
-                    url: i.url,
-                    published: i.published,
-                })),
-                Err(e) => {
-                    return Err(CliError::msg(e.to_string()));
-                }
-            }
-        }
-        reports.push(SourceReport {
-            name: s.name.clone(),
-            url: s.url.clone(),
-            tags: s.tags.clone(),
-            status: Status::Ok,
-            reason: None,
-            method: None,
-            items,
-            not_listed: 0,
-        });
-    }
-    let title = match &args.since {
-        Some(since) => format!("since {since}"),
-        None => day,
-    };
-    let d = Digest::titled(&title, crate::app::now_secs(), reports);
-    let text = match args.format.or(file.settings.format).unwrap_or_default() {
+    // The instant the day's last digest was made, as it said.
+    let generated = heads
+        .iter()
+        .map(|h| h.written_at.0 / 1000)
+        .max()
+        .and_then(|s| i64::try_from(s).ok())
+        .unwrap_or(now);
+    let d = Digest::titled(&title, generated, sections);
+    let text = match args.format.or(settings.format).unwrap_or_default() {
         Format::Markdown => d.to_markdown(),
         Format::Json => d.to_json(),
     };
@@ -106,22 +155,91 @@ pub fn run(args: &ShowArgs, common: &Common) -> CmdResult {
     }
 }
 
+/// The sections of the file's (enabled) sources, in its order and under
+/// its names.
+fn from_file(
+    store: &Store,
+    file: &sources::SourcesFile,
+    range: &Days,
+    heads: &[DigestSource],
+    one_day: bool,
+) -> Result<Vec<SourceReport>, CliError> {
+    let mut out = Vec::new();
+    for s in file.sources.iter().filter(|s| s.enabled) {
+        let key = s.key();
+        let head = heads.iter().find(|h| h.source == key);
+        let items = store.day_items(&key, range).map_err(store_err)?;
+        let section = section(&s.name, &s.url, &s.tags, head, items);
+        out.push(if one_day {
+            section.capped(s.max_items)
+        } else {
+            section
+        });
+    }
+    Ok(out)
+}
+
+/// The sections of the day's digest as it was written (names, pages and
+/// tags as they were then), then any other source with items in `range`
+/// (a day from before sections were kept), under the name its last digest
+/// gave it, else its key.
+fn from_store(
+    store: &Store,
+    range: &Days,
+    heads: &[DigestSource],
+    one_day: bool,
+) -> Result<Vec<SourceReport>, CliError> {
+    let mut out = Vec::new();
+    for h in heads {
+        let items = store.day_items(&h.source, range).map_err(store_err)?;
+        out.push(section(&h.name, &h.url, &h.tags, Some(h), items).capped(to_usize(h.max_items)));
+    }
+    for key in store.day_item_sources(range).map_err(store_err)? {
+        if heads.iter().any(|h| h.source == key) {
+            continue;
+        }
+        let items = store.day_items(&key, range).map_err(store_err)?;
+        let last = store.last_digest_source(&key).map_err(store_err)?;
+        let (name, url, tags) = match &last {
+            Some(l) => (l.name.as_str(), l.url.as_str(), l.tags.as_slice()),
+            None => (key.as_str(), key.as_str(), &[][..]),
+        };
+        let section = section(name, url, tags, None, items);
+        out.push(match (&last, one_day) {
+            (Some(l), true) => section.capped(to_usize(l.max_items)),
+            _ => section,
+        });
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
-    use super::is_day;
+    use super::*;
 
     #[test]
-    fn dates_are_yyyy_mm_dd() {
-        assert!(is_day("2026-11-24"));
-        for bad in [
-            "2026-1-24",
-            "20261124",
-            "2026/11/24",
-            "yesterday",
-            "2026-11-24x",
-            "",
-        ] {
-            assert!(!is_day(bad), "{bad}");
-        }
+    fn a_lone_date_is_the_date_and_anything_else_the_sources() {
+        let args = |first: Option<&str>, second: Option<&str>| ShowArgs {
+            first: first.map(String::from),
+            second: second.map(String::from),
+            since: None,
+            format: None,
+        };
+        assert_eq!(
+            positionals(&args(Some("2026-11-24"), None)),
+            (None, Some("2026-11-24".into()))
+        );
+        assert_eq!(
+            positionals(&args(Some("sources.toml"), None)),
+            (Some("sources.toml".into()), None)
+        );
+        assert_eq!(
+            positionals(&args(Some("s.toml"), Some("2026-11-24"))),
+            (Some("s.toml".into()), Some("2026-11-24".into()))
+        );
+        assert_eq!(positionals(&args(None, None)), (None, None));
+        // Shaped like a date, checked as one later.
+        assert!(date_shaped("2026-13-45"));
+        assert!(!date_shaped("./2026-11-24"));
     }
 }

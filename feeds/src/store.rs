@@ -6,8 +6,18 @@
 //! `validators` (ETag / Last-Modified per URL and Accept variant, R7, with
 //! the representation they belong to), `hosts` (per-host last request and
 //! hold, R4/R5, shared by every process using the state directory: R4a),
-//! `sources` (per-source last run, R8) and `items` (every item seen per
-//! source, with `first_seen` and the set currently offered).
+//! `sources` (per-source last run, R8, and failed runs in a row), `items`
+//! (every item seen per source, with `first_seen`, the set currently
+//! offered, and the day and instant of the digest that first reported it)
+//! and `digest_sources` (per digest day, each source's heading and
+//! outcome as the last digest of that day wrote them, so `show` can write
+//! that digest again).
+//!
+//! Migrations only add: columns with defaults and new tables, so a store
+//! written by an older wr-feeds keeps working. Items an older wr-feeds
+//! reported have no `reported_on` (NULL: "reported before days were
+//! recorded"); the day they were first seen stands in for it wherever a
+//! day is asked for ([`Days`]).
 //!
 //! Every method is one transaction (autocommit or explicit), so a process
 //! killed at any moment leaves every committed unit of work intact and the
@@ -57,12 +67,23 @@ CREATE TABLE IF NOT EXISTS hosts(
   host TEXT PRIMARY KEY, last_request INTEGER, hold_until INTEGER, hold_reason TEXT);
 CREATE TABLE IF NOT EXISTS sources(
   name TEXT PRIMARY KEY, last_run INTEGER, last_status TEXT, method TEXT, fetched_url TEXT,
-  offered_at INTEGER);
+  offered_at INTEGER, error_streak INTEGER NOT NULL DEFAULT 0);
 CREATE TABLE IF NOT EXISTS items(
   source TEXT NOT NULL, id TEXT NOT NULL, url TEXT NOT NULL, title TEXT NOT NULL,
   published TEXT, first_seen INTEGER NOT NULL, last_seen INTEGER NOT NULL,
-  position INTEGER NOT NULL, reported INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (source, id));
+  position INTEGER NOT NULL, reported INTEGER NOT NULL DEFAULT 0, reported_on TEXT,
+  reported_at INTEGER, PRIMARY KEY (source, id));
+CREATE TABLE IF NOT EXISTS digest_sources(
+  day TEXT NOT NULL, source TEXT NOT NULL, position INTEGER NOT NULL, name TEXT NOT NULL,
+  url TEXT NOT NULL, tags TEXT NOT NULL, status TEXT NOT NULL, reason TEXT, method TEXT,
+  max_items INTEGER, written_at INTEGER NOT NULL, PRIMARY KEY (day, source));
 ";
+
+/// `PRAGMA user_version` of a store whose schema is this version's: every
+/// migration of [`migrate`] has run. A store below it is brought up to
+/// date when it is opened for writing (or, for a read-only open, once,
+/// before it is read).
+const SCHEMA_VERSION: i64 = 1;
 
 /// A stored robots.txt.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -130,6 +151,67 @@ pub struct SourceRow {
     pub offered_at: Option<Timestamp>,
 }
 
+/// The digest days `first..=last` (`YYYY-MM-DD`, as the caller counts
+/// days) and the instants they span, `[start, end)`. An item belongs to
+/// the day of the digest that first reported it; an item reported before
+/// days were recorded (`reported_on` NULL) belongs to the day it was first
+/// seen, which the instants place.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Days {
+    /// First day, `YYYY-MM-DD`.
+    pub first: String,
+    /// Last day, `YYYY-MM-DD` (inclusive).
+    pub last: String,
+    /// The instant `first` begins.
+    pub start: Timestamp,
+    /// The instant the day after `last` begins.
+    pub end: Timestamp,
+}
+
+/// One source's section of a digest day, as the last digest written that
+/// day had it ([`Store::record_digest`]).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct DigestSource {
+    /// The source's key ([`crate::Source::key`]).
+    pub source: String,
+    /// Its name then.
+    pub name: String,
+    /// Its page then.
+    pub url: String,
+    /// Its tags then.
+    pub tags: Vec<String>,
+    /// The digest's status word (`ok`, `skipped`, `failed`, ...).
+    pub status: String,
+    /// Why, when the digest said.
+    pub reason: Option<String>,
+    /// How its items were obtained (`feed`, `markdown`, `llms-txt`).
+    pub method: Option<String>,
+    /// The source's `max_items` then: the section listed at most this
+    /// many of the day's items.
+    pub max_items: Option<u64>,
+    /// When that digest was made (ignored by [`Store::record_digest`],
+    /// which is told the instant).
+    pub written_at: Timestamp,
+}
+
+/// The columns [`Store::query_heads`] reads.
+const HEAD_COLUMNS: &str = "SELECT source, name, url, tags, status, reason, method, max_items,
+   written_at FROM digest_sources";
+
+/// A source's counts for `status`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ItemCounts {
+    /// Every item ever seen.
+    pub seen: u64,
+    /// Seen but in no digest delivered yet (the next digest lists them).
+    pub pending: u64,
+}
+
+/// The condition "an item of the days `:first..=:last`, which span the
+/// instants `[:start, :end)`" (see [`Days`]).
+const IN_DAYS: &str = "reported = 1 AND ((reported_on >= :first AND reported_on <= :last)
+     OR (reported_on IS NULL AND first_seen >= :start AND first_seen < :end))";
+
 fn ts(v: Option<i64>) -> Option<Timestamp> {
     v.map(|x| Timestamp(u64::try_from(x).unwrap_or(0)))
 }
@@ -183,8 +265,64 @@ fn query_items(conn: &Connection, sql: &str, source: &str) -> rusqlite::Result<V
     rows.collect()
 }
 
+/// [`query_items`] with any parameters.
+fn query_items_with(
+    conn: &Connection,
+    sql: &str,
+    params: impl rusqlite::Params,
+) -> rusqlite::Result<Vec<Item>> {
+    let mut st = conn.prepare(sql)?;
+    let rows = st.query_map(params, |r| {
+        Ok(Item {
+            url: r.get(0)?,
+            title: r.get(1)?,
+            published: r.get(2)?,
+            id: r.get(3)?,
+        })
+    })?;
+    rows.collect()
+}
+
 fn sql_ts(t: Timestamp) -> i64 {
     i64::try_from(t.0).unwrap_or(i64::MAX)
+}
+
+/// Creates what is missing and adds what older versions lack; every step
+/// is idempotent (a store from any earlier version, or this one).
+fn migrate(conn: &Connection) -> rusqlite::Result<()> {
+    conn.pragma_update(None, "journal_mode", "WAL")?;
+    conn.pragma_update(None, "synchronous", "NORMAL")?;
+    conn.execute_batch(SCHEMA)?;
+    let has = |table: &str, column: &str| {
+        conn.prepare(&format!("SELECT {column} FROM {table} LIMIT 0"))
+            .is_ok()
+    };
+    // Stores from before `reported` existed: what they hold was shown in
+    // an earlier digest.
+    if !has("items", "reported") {
+        conn.execute_batch("ALTER TABLE items ADD COLUMN reported INTEGER NOT NULL DEFAULT 1")?;
+    }
+    if !has("sources", "error_streak") {
+        conn.execute_batch(
+            "ALTER TABLE sources ADD COLUMN error_streak INTEGER NOT NULL DEFAULT 0",
+        )?;
+    }
+    // Stores from before digest days: their reported items keep a NULL day
+    // ("reported before days were recorded"); the day they were first seen
+    // stands in for it (see `Days`).
+    if !has("items", "reported_on") {
+        conn.execute_batch("ALTER TABLE items ADD COLUMN reported_on TEXT")?;
+    }
+    // The instant of the digest that first reported an item: a day's
+    // digest lists its items in the order they were delivered.
+    if !has("items", "reported_at") {
+        conn.execute_batch("ALTER TABLE items ADD COLUMN reported_at INTEGER")?;
+    }
+    let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+    if version < SCHEMA_VERSION {
+        conn.pragma_update(None, "user_version", SCHEMA_VERSION)?;
+    }
+    Ok(())
 }
 
 /// The state database.
@@ -213,37 +351,52 @@ impl Store {
         };
         let conn = Connection::open(&path).map_err(err)?;
         conn.busy_timeout(BUSY_WAIT).map_err(err)?;
-        conn.pragma_update(None, "journal_mode", "WAL")
-            .map_err(err)?;
-        conn.pragma_update(None, "synchronous", "NORMAL")
-            .map_err(err)?;
-        conn.execute_batch(SCHEMA).map_err(err)?;
-        // Stores from before `reported` existed: what they hold was shown in
-        // an earlier digest.
-        if conn.prepare("SELECT reported FROM items LIMIT 0").is_err() {
-            conn.execute_batch("ALTER TABLE items ADD COLUMN reported INTEGER NOT NULL DEFAULT 1")
-                .map_err(err)?;
-        }
-        if conn
-            .prepare("SELECT error_streak FROM sources LIMIT 0")
-            .is_err()
-        {
-            conn.execute_batch(
-                "ALTER TABLE sources ADD COLUMN error_streak INTEGER NOT NULL DEFAULT 0",
-            )
-            .map_err(err)?;
-        }
-        // Stores from before digest days: their reported items keep a NULL
-        // day ("reported before days were recorded") and are never listed
-        // again as any day's items.
-        if conn
-            .prepare("SELECT reported_on FROM items LIMIT 0")
-            .is_err()
-        {
-            conn.execute_batch("ALTER TABLE items ADD COLUMN reported_on TEXT")
-                .map_err(err)?;
-        }
+        migrate(&conn).map_err(err)?;
         Ok(Store { conn, path })
+    }
+
+    /// Opens the store of `dir` if there is one, creating nothing: `None`
+    /// when the directory holds no database. For `status`, `show` and
+    /// `reset`, which need no run lock: with `write` false the connection
+    /// is read-only, and SQLite's WAL lets it read while a run writes. A
+    /// store from an older wr-feeds is brought up to date first (a short
+    /// write, waiting at most [`BUSY_WAIT`] for a run's transaction).
+    pub fn open_existing(dir: &Path, write: bool) -> Result<Option<Store>> {
+        use rusqlite::OpenFlags;
+        let path = dir.join(crate::config::DB_FILE);
+        if !path.is_file() {
+            return Ok(None);
+        }
+        let err = |e: rusqlite::Error| StoreError {
+            path: path.clone(),
+            reason: describe(&e),
+        };
+        let rw = OpenFlags::SQLITE_OPEN_READ_WRITE
+            | OpenFlags::SQLITE_OPEN_URI
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let ro = OpenFlags::SQLITE_OPEN_READ_ONLY
+            | OpenFlags::SQLITE_OPEN_URI
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let open = |flags| -> rusqlite::Result<Connection> {
+            let conn = Connection::open_with_flags(&path, flags)?;
+            conn.busy_timeout(BUSY_WAIT)?;
+            Ok(conn)
+        };
+        let conn = open(if write { rw } else { ro }).map_err(err)?;
+        let version: i64 = conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .map_err(err)?;
+        let conn = if version >= SCHEMA_VERSION {
+            conn
+        } else if write {
+            migrate(&conn).map_err(err)?;
+            conn
+        } else {
+            drop(conn);
+            migrate(&open(rw).map_err(err)?).map_err(err)?;
+            open(ro).map_err(err)?
+        };
+        Ok(Some(Store { conn, path }))
     }
 
     /// The database file.
@@ -595,19 +748,24 @@ impl Store {
 
     /// Lifts the R5 hold on `host` (a Retry-After or a cool-down). Returns
     /// the instant it held the host until, if it was held after `now`.
+    /// One transaction: a hold a run writes meanwhile is either lifted
+    /// whole or kept whole.
     pub fn lift_hold(&self, host: &str, now: Timestamp) -> Result<Option<Timestamp>> {
-        let held = read_host(&self.conn, host)
-            .map_err(|e| self.err(e))?
+        let err = sql_error(&self.path);
+        let tx = rusqlite::Transaction::new_unchecked(&self.conn, TransactionBehavior::Immediate)
+            .map_err(&err)?;
+        let held = read_host(&tx, host)
+            .map_err(&err)?
             .hold_until
             .filter(|&t| t > now);
         if held.is_some() {
-            self.conn
-                .execute(
-                    "UPDATE hosts SET hold_until = NULL, hold_reason = NULL WHERE host = ?1",
-                    [host],
-                )
-                .map_err(|e| self.err(e))?;
+            tx.execute(
+                "UPDATE hosts SET hold_until = NULL, hold_reason = NULL WHERE host = ?1",
+                [host],
+            )
+            .map_err(&err)?;
         }
+        tx.commit().map_err(&err)?;
         Ok(held)
     }
 
@@ -702,8 +860,9 @@ impl Store {
     }
 
     /// Marks these items of each source as reported in the digest of `day`
-    /// (`YYYY-MM-DD`). An item keeps the first day it was reported on, so a
-    /// rerun that lists it again does not move it to another day.
+    /// (`YYYY-MM-DD`). Only items not reported yet take the day: an item
+    /// keeps the day it was first reported on, so a rerun (or `--all`)
+    /// that lists it again does not move it to another day.
     pub fn mark_reported_on<'a>(
         &mut self,
         items: impl IntoIterator<Item = (&'a str, &'a str)>,
@@ -713,8 +872,8 @@ impl Store {
         let tx = self.conn.transaction().map_err(&err)?;
         for (source, id) in items {
             tx.execute(
-                "UPDATE items SET reported = 1, reported_on = coalesce(reported_on, ?3)
-                 WHERE source = ?1 AND id = ?2",
+                "UPDATE items SET reported = 1, reported_on = ?3
+                 WHERE source = ?1 AND id = ?2 AND reported = 0",
                 [source, id, day],
             )
             .map_err(&err)?;
@@ -722,20 +881,155 @@ impl Store {
         tx.commit().map_err(&err)
     }
 
+    /// A digest of `day` (`YYYY-MM-DD`) made at `at` was delivered: in one
+    /// transaction, these items of each source stop being new and belong
+    /// to that day from now on (those not reported yet; an item keeps its
+    /// first day), and, when `sources` is given, the day's sections become
+    /// these (replacing what an earlier digest of the day stored), so
+    /// [`Store::digest_sources`] and `show` can write the digest again.
+    /// Takes `&self`, so a caller holding the store through the pipeline
+    /// can call it.
+    pub fn record_digest<'a>(
+        &self,
+        day: &str,
+        at: Timestamp,
+        items: impl IntoIterator<Item = (&'a str, &'a str)>,
+        sources: Option<&[DigestSource]>,
+    ) -> Result<()> {
+        let err = sql_error(&self.path);
+        let tx = rusqlite::Transaction::new_unchecked(&self.conn, TransactionBehavior::Immediate)
+            .map_err(&err)?;
+        for (source, id) in items {
+            tx.execute(
+                "UPDATE items SET reported = 1, reported_on = ?3, reported_at = ?4
+                 WHERE source = ?1 AND id = ?2 AND reported = 0",
+                params![source, id, day, sql_ts(at)],
+            )
+            .map_err(&err)?;
+        }
+        if let Some(sources) = sources {
+            tx.execute("DELETE FROM digest_sources WHERE day = ?1", [day])
+                .map_err(&err)?;
+            for (pos, s) in sources.iter().enumerate() {
+                let tags = serde_json::to_string(&s.tags).unwrap_or_else(|_| "[]".into());
+                tx.execute(
+                    "INSERT OR REPLACE INTO digest_sources(day, source, position, name, url, tags,
+                       status, reason, method, max_items, written_at)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+                    params![
+                        day,
+                        s.source,
+                        i64::try_from(pos).unwrap_or(i64::MAX),
+                        s.name,
+                        s.url,
+                        tags,
+                        s.status,
+                        s.reason,
+                        s.method,
+                        s.max_items.and_then(|n| i64::try_from(n).ok()),
+                        sql_ts(at)
+                    ],
+                )
+                .map_err(&err)?;
+            }
+        }
+        tx.commit().map_err(&err)
+    }
+
     /// The source's items reported in the digest of `day`, in the order
-    /// they were first seen.
+    /// they were delivered (see [`Store::day_items`]; here an item reported
+    /// before days were recorded never counts).
     pub fn reported_on(&self, source: &str, day: &str) -> Result<Vec<Item>> {
-        let run = || -> rusqlite::Result<Vec<Item>> {
-            let mut st = self.conn.prepare(
-                "SELECT url, title, published, id FROM items
-                 WHERE source = ?1 AND reported_on = ?2 ORDER BY first_seen, position",
+        query_items_with(
+            &self.conn,
+            "SELECT url, title, published, id FROM items
+             WHERE source = ?1 AND reported_on = ?2
+             ORDER BY coalesce(reported_at, first_seen), first_seen, position",
+            params![source, day],
+        )
+        .map_err(|e| self.err(e))
+    }
+
+    /// The source's items of the digest days `days`, in the order they
+    /// were delivered (by the digest that first reported them, then first
+    /// seen, then their place in the feed): those reported on one of the
+    /// days, and those reported before days were recorded and first seen
+    /// within them.
+    pub fn day_items(&self, source: &str, days: &Days) -> Result<Vec<Item>> {
+        query_items_with(
+            &self.conn,
+            &format!(
+                "SELECT url, title, published, id FROM items WHERE source = :source AND {IN_DAYS}
+                 ORDER BY coalesce(reported_at, first_seen), first_seen, position"
+            ),
+            rusqlite::named_params! {
+                ":source": source,
+                ":first": days.first,
+                ":last": days.last,
+                ":start": sql_ts(days.start),
+                ":end": sql_ts(days.end),
+            },
+        )
+        .map_err(|e| self.err(e))
+    }
+
+    /// Every source (by key) with an item in `days` ([`Store::day_items`]),
+    /// in key order.
+    pub fn day_item_sources(&self, days: &Days) -> Result<Vec<String>> {
+        let run = || -> rusqlite::Result<Vec<String>> {
+            let mut st = self.conn.prepare(&format!(
+                "SELECT DISTINCT source FROM items WHERE {IN_DAYS} ORDER BY source"
+            ))?;
+            let rows = st.query_map(
+                rusqlite::named_params! {
+                    ":first": days.first,
+                    ":last": days.last,
+                    ":start": sql_ts(days.start),
+                    ":end": sql_ts(days.end),
+                },
+                |r| r.get(0),
             )?;
-            let rows = st.query_map([source, day], |r| {
-                Ok(Item {
-                    url: r.get(0)?,
-                    title: r.get(1)?,
-                    published: r.get(2)?,
-                    id: r.get(3)?,
+            rows.collect()
+        };
+        run().map_err(|e| self.err(e))
+    }
+
+    /// The sections of the last digest written on `day`
+    /// ([`Store::record_digest`]), in its order; empty when none was
+    /// recorded (a day before this was stored, or only `--all` digests).
+    pub fn digest_sources(&self, day: &str) -> Result<Vec<DigestSource>> {
+        self.query_heads(
+            &format!("{HEAD_COLUMNS} WHERE day = ?1 ORDER BY position"),
+            day,
+        )
+    }
+
+    /// The section the most recent digest holding `source` (a key) gave
+    /// it, if any: its name, page and tags then.
+    pub fn last_digest_source(&self, source: &str) -> Result<Option<DigestSource>> {
+        self.query_heads(
+            &format!("{HEAD_COLUMNS} WHERE source = ?1 ORDER BY day DESC LIMIT 1"),
+            source,
+        )
+        .map(|mut v| v.pop())
+    }
+
+    fn query_heads(&self, sql: &str, param: &str) -> Result<Vec<DigestSource>> {
+        let run = || -> rusqlite::Result<Vec<DigestSource>> {
+            let mut st = self.conn.prepare(sql)?;
+            let rows = st.query_map([param], |r| {
+                Ok(DigestSource {
+                    source: r.get(0)?,
+                    name: r.get(1)?,
+                    url: r.get(2)?,
+                    tags: serde_json::from_str(&r.get::<_, String>(3)?).unwrap_or_default(),
+                    status: r.get(4)?,
+                    reason: r.get(5)?,
+                    method: r.get(6)?,
+                    max_items: r
+                        .get::<_, Option<i64>>(7)?
+                        .and_then(|n| u64::try_from(n).ok()),
+                    written_at: ts(r.get(8)?).unwrap_or_default(),
                 })
             })?;
             rows.collect()
@@ -778,6 +1072,24 @@ impl Store {
                 |r| r.get::<_, i64>(0),
             )
             .map(|n| u64::try_from(n).unwrap_or(0))
+            .map_err(|e| self.err(e))
+    }
+
+    /// Items ever seen for a source, and those no delivered digest has
+    /// listed yet.
+    pub fn item_counts(&self, source: &str) -> Result<ItemCounts> {
+        self.conn
+            .query_row(
+                "SELECT count(*), coalesce(sum(reported = 0), 0) FROM items WHERE source = ?1",
+                [source],
+                |r| {
+                    let n = |i: usize| r.get::<_, i64>(i).map(|v| u64::try_from(v).unwrap_or(0));
+                    Ok(ItemCounts {
+                        seen: n(0)?,
+                        pending: n(1)?,
+                    })
+                },
+            )
             .map_err(|e| self.err(e))
     }
 }
@@ -941,6 +1253,196 @@ mod tests {
             s.source("https://a.test/f").unwrap().last_run,
             Some(Timestamp(1_000))
         );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    fn titles(items: Vec<Item>) -> Vec<String> {
+        items.into_iter().map(|i| i.title).collect()
+    }
+
+    fn days(first: &str, last: &str, start: u64, end: u64) -> Days {
+        Days {
+            first: first.into(),
+            last: last.into(),
+            start: Timestamp(start),
+            end: Timestamp(end),
+        }
+    }
+
+    /// A day's items come back in the order they were delivered, each
+    /// once; a later digest of the same day adds to them and replaces the
+    /// day's sections; an item keeps its first day whatever lists it again.
+    #[test]
+    fn a_digest_day_keeps_its_items_in_delivery_order() {
+        let dir = std::env::temp_dir().join(format!("wr-store-digest-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let mut s = Store::open(&dir).unwrap();
+        let (a, c, z) = (item("a").id, item("c").id, item("z").id);
+        record(&mut s, &["z"], 500);
+        // Run 1 of the day delivers z (owed from an earlier, failed run) ...
+        let head = |status: &str| DigestSource {
+            source: "src".into(),
+            name: "Src".into(),
+            url: "https://a.test/".into(),
+            tags: vec!["t".into()],
+            status: status.into(),
+            reason: None,
+            method: Some("feed".into()),
+            max_items: Some(9),
+            written_at: Timestamp(0),
+        };
+        record(&mut s, &["a", "b"], 1_000);
+        let first: Vec<(&str, &str)> = vec![("src", z.as_str()), ("src", a.as_str())];
+        s.record_digest("2026-11-24", Timestamp(2_000), first, Some(&[head("ok")]))
+            .unwrap();
+        // ... run 2 the same day delivers c and b (b was left pending).
+        record(&mut s, &["c"], 3_000);
+        let b = item("b").id;
+        let second = [
+            ("src", c.as_str()),
+            ("src", b.as_str()),
+            ("src", a.as_str()),
+        ];
+        s.record_digest(
+            "2026-11-24",
+            Timestamp(4_000),
+            second,
+            Some(&[head("skipped")]),
+        )
+        .unwrap();
+        let day = days("2026-11-24", "2026-11-24", 0, 10_000);
+        assert_eq!(
+            titles(s.day_items("src", &day).unwrap()),
+            ["z", "a", "b", "c"]
+        );
+        assert_eq!(
+            titles(s.reported_on("src", "2026-11-24").unwrap()),
+            ["z", "a", "b", "c"]
+        );
+        assert_eq!(s.day_item_sources(&day).unwrap(), ["src"]);
+        let mut heads = s.digest_sources("2026-11-24").unwrap();
+        assert_eq!(heads.len(), 1);
+        assert_eq!(heads[0].status, "skipped");
+        assert_eq!(heads[0].tags, ["t"]);
+        assert_eq!(heads[0].written_at, Timestamp(4_000));
+        assert_eq!(heads[0].max_items, Some(9));
+        assert_eq!(s.last_digest_source("src").unwrap(), heads.pop());
+        // The next day, an `--all` digest lists everything again: nothing
+        // moves, and without sections the day has none.
+        let all = [("src", a.as_str()), ("src", c.as_str())];
+        s.record_digest("2026-11-25", Timestamp(90_000), all, None)
+            .unwrap();
+        let next = days("2026-11-25", "2026-11-25", 86_400_000, 172_800_000);
+        assert!(s.day_items("src", &next).unwrap().is_empty());
+        assert!(s.digest_sources("2026-11-25").unwrap().is_empty());
+        assert_eq!(
+            s.item_counts("src").unwrap(),
+            ItemCounts {
+                seen: 4,
+                pending: 0
+            }
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A store written before days were recorded (items reported, no
+    /// `reported_on`, no `reported_at`, no `digest_sources`) opens, keeps
+    /// its items reported with a NULL day, and places them by the day they
+    /// were first seen; a digest today never takes them over.
+    #[test]
+    fn items_reported_before_days_were_recorded_belong_to_their_first_seen_day() {
+        let dir = std::env::temp_dir().join(format!("wr-store-legacy-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let old = Connection::open(dir.join(crate::config::DB_FILE)).unwrap();
+        old.execute_batch(
+            "CREATE TABLE sources(name TEXT PRIMARY KEY, last_run INTEGER, last_status TEXT,
+               method TEXT, fetched_url TEXT, offered_at INTEGER);
+             CREATE TABLE items(
+               source TEXT NOT NULL, id TEXT NOT NULL, url TEXT NOT NULL, title TEXT NOT NULL,
+               published TEXT, first_seen INTEGER NOT NULL, last_seen INTEGER NOT NULL,
+               position INTEGER NOT NULL, reported INTEGER NOT NULL DEFAULT 0,
+               PRIMARY KEY (source, id));
+             INSERT INTO items VALUES ('src', 'https://a.test/old', 'https://a.test/old', 'old',
+               NULL, 1000, 1000, 0, 1);
+             INSERT INTO items VALUES ('src', 'https://a.test/owed', 'https://a.test/owed', 'owed',
+               NULL, 1000, 1000, 1, 0);",
+        )
+        .unwrap();
+        drop(old);
+        // Read-only first: the schema is brought up to date, then read.
+        let ro = Store::open_existing(&dir, false).unwrap().expect("a store");
+        let day1 = days("1970-01-01", "1970-01-01", 0, 86_400_000);
+        assert_eq!(titles(ro.day_items("src", &day1).unwrap()), ["old"]);
+        assert!(ro.reported_on("src", "1970-01-01").unwrap().is_empty());
+        assert_eq!(
+            ro.item_counts("src").unwrap(),
+            ItemCounts {
+                seen: 2,
+                pending: 1
+            }
+        );
+        assert_eq!(ro.error_streak("src").unwrap(), 0);
+        drop(ro);
+        let mut s = Store::open(&dir).unwrap();
+        let (old_id, owed) = (
+            "https://a.test/old".to_string(),
+            "https://a.test/owed".to_string(),
+        );
+        s.record_digest(
+            "2026-11-24",
+            Timestamp(1_779_580_800_000),
+            [("src", old_id.as_str()), ("src", owed.as_str())],
+            None,
+        )
+        .unwrap();
+        let today = days(
+            "2026-11-24",
+            "2026-11-24",
+            1_779_580_800_000,
+            1_779_667_200_000,
+        );
+        assert_eq!(titles(s.day_items("src", &today).unwrap()), ["owed"]);
+        assert_eq!(titles(s.day_items("src", &day1).unwrap()), ["old"]);
+        record(&mut s, &["new"], 1_779_580_900_000);
+        assert_eq!(titles(s.pending_items("src").unwrap()), ["new"]);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// `status`, `show` and `reset` open only a store that exists (nothing
+    /// is created for a mistyped directory), and read while another
+    /// connection holds a write transaction, as a run does.
+    #[test]
+    fn an_existing_store_is_read_while_a_run_writes() {
+        let dir = std::env::temp_dir().join(format!("wr-store-ro-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        assert!(Store::open_existing(&dir, false).unwrap().is_none());
+        assert!(Store::open_existing(&dir, true).unwrap().is_none());
+        assert!(!dir.exists(), "nothing created");
+        let mut s = Store::open(&dir).unwrap();
+        record(&mut s, &["a"], 1);
+        s.record_run("src", Timestamp(1), "failed").unwrap();
+        let writer = Connection::open(dir.join(crate::config::DB_FILE)).unwrap();
+        writer
+            .execute_batch("BEGIN IMMEDIATE; UPDATE sources SET last_status = 'ok';")
+            .unwrap();
+        let started = std::time::Instant::now();
+        let ro = Store::open_existing(&dir, false).unwrap().expect("a store");
+        assert_eq!(
+            ro.source("src").unwrap().last_status.as_deref(),
+            Some("failed")
+        );
+        assert_eq!(ro.error_streak("src").unwrap(), 1);
+        assert!(
+            started.elapsed() < Duration::from_secs(5),
+            "{:?}",
+            started.elapsed()
+        );
+        assert!(
+            ro.record_run("src", Timestamp(2), "ok").is_err(),
+            "read-only"
+        );
+        writer.execute_batch("COMMIT").unwrap();
         let _ = std::fs::remove_dir_all(&dir);
     }
 
