@@ -170,3 +170,231 @@ fn renaming_a_source_keeps_its_hour_and_its_items() {
     assert_eq!(v["sources"][0]["name"], "My blog");
     assert_eq!(v["sources"][0]["items_seen"], 2, "{v}");
 }
+
+/// Runs `args` and returns its output and how long it took (the test
+/// fails if it takes a minute: a command that waits for a run).
+fn timed(
+    state: &std::path::Path,
+    hosts: &[&Host],
+    args: &[&str],
+) -> (std::process::Output, std::time::Duration) {
+    let started = std::time::Instant::now();
+    let o = wr(state, hosts, args);
+    (o, started.elapsed())
+}
+
+/// `status` reads while a run holds the run lock and is inside a write
+/// transaction (no waiting for either); `show` too. `reset` lifts what it
+/// names while a run holds the lock, saying the run in progress keeps
+/// what it knows. Neither creates a state directory that is not there.
+#[test]
+fn status_reads_while_a_run_writes_and_nothing_is_created() {
+    let tmp = TempDir::new("status-locked");
+    let nowhere = tmp.path().join("no-such-state");
+    let o = wr(&nowhere, &[], &["status"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stdout(&o).contains("(no state here"), "{}", stdout(&o));
+    let v: serde_json::Value =
+        serde_json::from_slice(&wr(&nowhere, &[], &["status", "--json"]).stdout).unwrap();
+    assert_eq!(v["exists"], false, "{v}");
+    let o = wr(&nowhere, &[], &["reset", "example.com"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("nothing to reset: no state in"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(
+        !nowhere.exists(),
+        "status or reset created the state directory"
+    );
+
+    let op = Operator::start("User-agent: *\nAllow: /\n");
+    let broken = Host::start("broken.test");
+    broken.route("/gone.xml", Route::status(404));
+    let hosts = [&op.wal, &op.pypi, &broken];
+    let state = tmp.path().join("state");
+    let src = tmp.write("sources.toml", SOURCES);
+    let src = src.to_str().unwrap();
+    let o = wr(&state, &hosts, &["-q", src]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let far = Timestamp(4_102_444_800_000); // 2100-01-01
+    let mut store = wr_feeds::store::Store::open(&state).unwrap();
+    store.hold("held.test", far, true).unwrap();
+
+    // A run: the lock, and a write transaction open on the store.
+    let lock = wr_feeds::lock::RunLock::acquire(&state, std::time::Duration::ZERO, &mut |_| {})
+        .expect("the run lock");
+    let (status, show) = store
+        .reserve_slot("held.test", |_| {
+            let status = timed(&state, &hosts, &["status", src, "--json"]);
+            let show = timed(&state, &hosts, &["show", src]);
+            ((status, show), None)
+        })
+        .unwrap();
+    for (what, (o, took)) in [("status", status), ("show", show)] {
+        assert_eq!(o.status.code(), Some(0), "{what}: {}", stderr(&o));
+        assert!(
+            took < std::time::Duration::from_secs(10),
+            "{what} waited {took:?}"
+        );
+    }
+    let (o, _) = timed(&state, &hosts, &["status", src, "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+    assert_eq!(v["sources"][0]["outcome"], "failed", "{v}");
+    assert_eq!(v["held_hosts"][0]["cooldown"], true, "{v}");
+
+    let (o, took) = timed(&state, &hosts, &["reset", "held.test"]);
+    assert!(
+        took < std::time::Duration::from_secs(10),
+        "reset waited {took:?}"
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(
+        stdout(&o),
+        "lifted the hold on host held.test (it was held until 2100-01-01T00:00:00Z)\n"
+    );
+    assert!(
+        stderr(&o).contains("a run is in progress"),
+        "{}",
+        stderr(&o)
+    );
+    drop(lock);
+}
+
+/// `reset` names a source by its name in any case (with --sources), or by
+/// its URL, and says exactly what it forgot; a second reset has nothing
+/// left to do.
+#[test]
+fn reset_names_sources_by_name_or_url_and_says_what_it_forgot() {
+    let op = Operator::start("User-agent: *\nAllow: /\n");
+    let broken = Host::start("broken.test");
+    broken.route("/gone.xml", Route::status(404));
+    let hosts = [&op.wal, &op.pypi, &broken];
+    let tmp = TempDir::new("reset-names");
+    let state = tmp.path().join("state");
+    let src = tmp.write("sources.toml", SOURCES);
+    let src = src.to_str().unwrap();
+    let o = wr(&state, &hosts, &["-q", src]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let o = wr(&state, &hosts, &["reset", "BROKEN", "--sources", src]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let said = stdout(&o);
+    assert!(
+        said.starts_with("source `BROKEN`: forgot its last run (")
+            && said.ends_with(
+                ", failed) and its 1 failed run in a row; the next run fetches it (R8's hour lifted)\n"
+            ),
+        "{said}"
+    );
+    let o = wr(&state, &hosts, &["reset", "Broken", "--sources", src]);
+    assert_eq!(o.status.code(), Some(1), "nothing left: {}", stdout(&o));
+    assert!(
+        stderr(&o).contains("Broken: nothing to reset"),
+        "{}",
+        stderr(&o)
+    );
+    // Run again (the hour is lifted), then reset by the feed's URL.
+    let o = wr(&state, &hosts, &["-q", src]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert_eq!(broken.requests_to("/gone.xml").len(), 2, "fetched again");
+    let o = wr(&state, &hosts, &["reset", "http://BROKEN.test/gone.xml"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("and its 1 failed run in a row"),
+        "{}",
+        stdout(&o)
+    );
+}
+
+/// OPML in the encodings feed readers write (issue #12: all but UTF-8
+/// was refused): UTF-16 with a byte order mark, UTF-16 without one,
+/// Shift_JIS by its declaration. `export-opml` (the same as `export`)
+/// writes to standard output with `-o -`, and a disabled source comes back
+/// disabled.
+#[test]
+fn opml_in_any_declared_encoding_and_export_to_stdout() {
+    let tmp = TempDir::new("opml-encodings");
+    let state = tmp.path().join("state");
+    let doc = |enc: &str| {
+        format!(
+            "<?xml version=\"1.0\" encoding=\"{enc}\"?>\n<opml version=\"2.0\"><body>\
+             <outline text=\"Blog 日本語\" xmlUrl=\"https://a.test/feed.xml\"/></body></opml>\n"
+        )
+    };
+    let mut utf16_bom = vec![0xFF, 0xFE];
+    utf16_bom.extend(doc("UTF-16").encode_utf16().flat_map(u16::to_le_bytes));
+    let utf16_plain: Vec<u8> = doc("UTF-16")
+        .encode_utf16()
+        .flat_map(u16::to_be_bytes)
+        .collect();
+    let sjis_doc = doc("Shift_JIS");
+    let (sjis, _, unmappable) = encoding_rs::SHIFT_JIS.encode(&sjis_doc);
+    assert!(!unmappable);
+    for (name, bytes) in [
+        ("bom.opml", utf16_bom),
+        ("plain16.opml", utf16_plain),
+        ("sjis.opml", sjis.into_owned()),
+    ] {
+        let path = tmp.path().join(name);
+        std::fs::write(&path, &bytes).unwrap();
+        let o = wr(&state, &[], &["import", path.to_str().unwrap(), "-o", "-"]);
+        assert_eq!(o.status.code(), Some(0), "{name}: {}", stderr(&o));
+        assert!(
+            stdout(&o).contains("name = \"Blog 日本語\""),
+            "{name}: {}",
+            stdout(&o)
+        );
+    }
+    assert!(
+        !tmp.path().join("-").exists(),
+        "a file named `-` was written"
+    );
+
+    let src = tmp.write(
+        "sources.toml",
+        "[[source]]\nname = \"On <hold> & \\\"off\\\"\"\nurl = \"https://b.test/?a=1&b=2\"\nfeed = \"https://b.test/feed.xml\"\nenabled = false\n",
+    );
+    let o = wr(
+        &state,
+        &[],
+        &["export-opml", src.to_str().unwrap(), "-o", "-"],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let xml = stdout(&o);
+    assert!(
+        xml.contains("text=\"On &lt;hold&gt; &amp; &quot;off&quot;\"")
+            && xml.contains("htmlUrl=\"https://b.test/?a=1&amp;b=2\"")
+            && xml.contains("isComment=\"true\""),
+        "{xml}"
+    );
+    let opml = tmp.write("out.opml", &xml);
+    let o = wr(&state, &[], &["import", opml.to_str().unwrap()]);
+    let toml = stdout(&o);
+    assert!(
+        toml.contains("On <hold> & ") && toml.contains("\"off\""),
+        "{toml}"
+    );
+    assert!(toml.contains("enabled = false"), "{toml}");
+}
+
+/// Issue #12: "expected i64". A value of the wrong type in sources.toml
+/// names the field and what it holds, in words, at its line and column.
+#[test]
+fn a_wrong_value_in_sources_toml_is_named_in_words() {
+    let tmp = TempDir::new("wrong-type");
+    let src = tmp.write(
+        "s.toml",
+        "[[source]]\nname = \"A\"\nurl = \"https://a.test/\"\nmax_items = \"5\"\n",
+    );
+    let o = wr(&tmp.path().join("state"), &[], &[src.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert!(
+        err.contains(
+            "s.toml:4:13: `max_items` must be a whole number of 1 or more, not the text \"5\""
+        ),
+        "{err}"
+    );
+    assert!(!err.contains("i64"), "{err}");
+}
