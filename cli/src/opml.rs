@@ -6,7 +6,10 @@
 //! feed URL itself, with a warning when an `htmlUrl` was given), `tags` from the enclosing folders (outlines without
 //! `xmlUrl`) and the `category` attribute (comma-separated, `/`-paths).
 //! Names are made unique (`Name (2)`); a feed listed twice is kept once;
-//! outlines whose URLs are not http(s) are skipped with a warning.
+//! outlines whose URLs are not http(s) are skipped with a warning; a
+//! commented outline (`isComment="true"`, and all under it) becomes a
+//! source with `enabled = false`. The file is read in the encoding it
+//! declares ([`decode`]); `export` writes the reverse, UTF-8.
 
 use crate::sources::{canonical, check_url, Source};
 use quick_xml::events::{BytesStart, Event};
@@ -53,18 +56,24 @@ fn unfeed(raw: &str) -> String {
 }
 
 /// An OPML file's text from its bytes, in the encoding it declares: a byte
-/// order mark (UTF-8, UTF-16LE/BE) first, else the XML declaration's
-/// `encoding` (windows-1252, ISO-8859-1, Shift_JIS, ... any WHATWG label),
-/// else UTF-8 (issue #12: anything but UTF-8 was refused). Malformed bytes
-/// are an error naming the encoding, never replaced silently.
+/// order mark (UTF-8, UTF-16LE/BE) first; else UTF-16 recognised by how
+/// `<?` is written (XML 1.0, appendix F); else the XML declaration's
+/// `encoding` (windows-1252, ISO-8859-1, Shift_JIS, ... any WHATWG label);
+/// else UTF-8 (issue #12: anything but UTF-8 was refused). A declaration
+/// readable as ASCII cannot be in UTF-16, so one that says UTF-16 is read
+/// as UTF-8 (as browsers do). Malformed bytes are an error naming the
+/// encoding, never replaced silently.
 pub fn decode(bytes: &[u8]) -> Result<String, String> {
     let (encoding, body) = match encoding_rs::Encoding::for_bom(bytes) {
         Some((enc, bom)) => (enc, &bytes[bom..]),
+        None if bytes.starts_with(&[b'<', 0, b'?', 0]) => (encoding_rs::UTF_16LE, bytes),
+        None if bytes.starts_with(&[0, b'<', 0, b'?']) => (encoding_rs::UTF_16BE, bytes),
         None => {
             let declared = declared_encoding(bytes);
             let enc = match declared.as_deref() {
                 Some(label) => encoding_rs::Encoding::for_label(label.as_bytes())
-                    .ok_or_else(|| format!("unknown encoding `{label}` in the XML declaration"))?,
+                    .ok_or_else(|| format!("unknown encoding `{label}` in the XML declaration"))?
+                    .output_encoding(),
                 None => encoding_rs::UTF_8,
             };
             (enc, bytes)
@@ -94,8 +103,9 @@ fn declared_encoding(bytes: &[u8]) -> Option<String> {
     Some(value[..value.find(quote)?].trim().to_string())
 }
 
-/// `s` escaped for an XML attribute value; control characters (which XML
-/// 1.0 cannot carry) are dropped.
+/// `s` escaped for an XML attribute value; control characters and the
+/// noncharacters U+FFFE and U+FFFF (which XML 1.0 cannot carry, or which
+/// would become spaces) are dropped.
 fn attr(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
@@ -105,7 +115,7 @@ fn attr(s: &str) -> String {
             '>' => out.push_str("&gt;"),
             '"' => out.push_str("&quot;"),
             '\'' => out.push_str("&apos;"),
-            c if c.is_control() => {}
+            c if c.is_control() || c == '\u{fffe}' || c == '\u{ffff}' => {}
             c => out.push(c),
         }
     }
@@ -115,8 +125,11 @@ fn attr(s: &str) -> String {
 /// `wr-feeds export`: the sources as an OPML 2.0 subscription list, UTF-8.
 /// A source with a feed is an `rss` outline (`xmlUrl` the feed, `htmlUrl`
 /// the page); one without is a `link` outline with the page as `url` and
-/// `htmlUrl` (feed readers ignore those, `import` skips them). The first
-/// tag is the `category`, all tags comma-separated.
+/// `htmlUrl` (feed readers ignore those, `import` skips them). The tags
+/// are the `category`, comma-separated (a `/` or `,` inside a tag, which
+/// OPML reads as a separator, becomes a space). A source with
+/// `enabled = false` is a commented outline (`isComment="true"`), which
+/// `import` reads back as disabled.
 pub fn export(sources: &[Source], title: &str) -> String {
     let mut out =
         String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<opml version=\"2.0\">\n");
@@ -125,20 +138,28 @@ pub fn export(sources: &[Source], title: &str) -> String {
         attr(title)
     ));
     for s in sources {
-        let category = if s.tags.is_empty() {
-            String::new()
-        } else {
-            format!(" category=\"{}\"", attr(&s.tags.join(",")))
-        };
+        let tags: Vec<String> = s
+            .tags
+            .iter()
+            .map(|t| t.replace(['/', ','], " ").trim().to_string())
+            .filter(|t| !t.is_empty())
+            .collect();
+        let mut extra = String::new();
+        if !tags.is_empty() {
+            extra.push_str(&format!(" category=\"{}\"", attr(&tags.join(","))));
+        }
+        if !s.enabled {
+            extra.push_str(" isComment=\"true\"");
+        }
         match &s.feed {
             Some(feed) => out.push_str(&format!(
-                "    <outline type=\"rss\" text=\"{n}\" title=\"{n}\" xmlUrl=\"{}\" htmlUrl=\"{}\"{category}/>\n",
+                "    <outline type=\"rss\" text=\"{n}\" title=\"{n}\" xmlUrl=\"{}\" htmlUrl=\"{}\"{extra}/>\n",
                 attr(feed),
                 attr(&s.url),
                 n = attr(&s.name),
             )),
             None => out.push_str(&format!(
-                "    <outline type=\"link\" text=\"{n}\" title=\"{n}\" url=\"{u}\" htmlUrl=\"{u}\"{category}/>\n",
+                "    <outline type=\"link\" text=\"{n}\" title=\"{n}\" url=\"{u}\" htmlUrl=\"{u}\"{extra}/>\n",
                 n = attr(&s.name),
                 u = attr(&s.url),
             )),
@@ -159,8 +180,10 @@ fn clean(s: &str) -> String {
 pub fn import(text: &str) -> Result<Import, String> {
     let mut reader = Reader::from_str(text);
     let mut out = Import::default();
-    // Folder names of the open outlines (None for a feed outline).
-    let mut stack: Vec<Option<String>> = Vec::new();
+    // Folder names of the open outlines (None for a feed outline), and
+    // whether each is commented out (`isComment="true"`, which OPML 2.0
+    // extends to everything under it).
+    let mut stack: Vec<(Option<String>, bool)> = Vec::new();
     let mut names: HashSet<String> = HashSet::new();
     let mut feeds: HashSet<String> = HashSet::new();
     let mut saw_opml = false;
@@ -223,14 +246,17 @@ pub fn import(text: &str) -> Result<Import, String> {
             .map(|s| clean(s))
             .filter(|s| !s.is_empty())
             .or_else(|| a.get("text").map(|s| clean(s)).filter(|s| !s.is_empty()));
+        let commented = stack.last().is_some_and(|(_, c)| *c)
+            || a.get("isComment")
+                .is_some_and(|v| v.trim().eq_ignore_ascii_case("true"));
         let Some(xml_url) = a.get("xmlUrl").or_else(|| a.get("xmlurl")) else {
             if !empty {
-                stack.push(label);
+                stack.push((label, commented));
             }
             continue;
         };
         if !empty {
-            stack.push(None);
+            stack.push((None, commented));
         }
         let feed = match check_url(&unfeed(xml_url)) {
             Ok(u) => u,
@@ -264,8 +290,10 @@ pub fn import(text: &str) -> Result<Import, String> {
                 tags.push(t);
             }
         };
-        for folder in stack.iter().flatten() {
-            add(folder);
+        for (folder, _) in &stack {
+            if let Some(folder) = folder {
+                add(folder);
+            }
         }
         if let Some(cat) = a.get("category") {
             for c in cat.split(',') {
@@ -296,7 +324,7 @@ pub fn import(text: &str) -> Result<Import, String> {
             url,
             feed: Some(feed),
             tags,
-            enabled: true,
+            enabled: !commented,
             max_items: None,
         });
     }
@@ -328,6 +356,29 @@ mod encoding_and_export {
         let text = decode(&utf16).unwrap();
         assert_eq!(import(&text).unwrap().sources[0].name, "Café Müller");
 
+        // UTF-16 with no byte order mark (XML 1.0 appendix F), both ways.
+        let decl = format!("<?xml version=\"1.0\" encoding=\"UTF-16\"?>{DOC}");
+        let le: Vec<u8> = decl.encode_utf16().flat_map(u16::to_le_bytes).collect();
+        let be: Vec<u8> = decl.encode_utf16().flat_map(u16::to_be_bytes).collect();
+        for bytes in [le, be] {
+            let text = decode(&bytes).unwrap();
+            assert_eq!(import(&text).unwrap().sources[0].name, "Café Müller");
+        }
+        // A UTF-16 (or UTF-16BE) declaration in a file that is plainly
+        // ASCII-compatible: it is UTF-8, whatever it says.
+        let liar = format!("<?xml version=\"1.0\" encoding=\"utf-16be\"?>{DOC}");
+        assert_eq!(
+            import(&decode(liar.as_bytes()).unwrap()).unwrap().sources[0].name,
+            "Café Müller"
+        );
+        // Shift_JIS, by its declaration.
+        let jp = "<?xml version=\"1.0\" encoding=\"Shift_JIS\"?><opml><body><outline text=\"日本語のブログ\" xmlUrl=\"https://jp.test/rss\"/></body></opml>";
+        let (sjis, _, bad) = encoding_rs::SHIFT_JIS.encode(jp);
+        assert!(!bad);
+        assert_eq!(
+            import(&decode(&sjis).unwrap()).unwrap().sources[0].name,
+            "日本語のブログ"
+        );
         let unknown = b"<?xml version=\"1.0\" encoding=\"klingon\"?><opml/>";
         assert_eq!(
             decode(unknown).unwrap_err(),
@@ -359,18 +410,34 @@ mod encoding_and_export {
                 max_items: None,
             },
         ];
+        let mut sources = sources;
+        sources.push(Source {
+            name: "Off \u{fffe}for now\u{7}".into(),
+            url: "https://c.test/".into(),
+            feed: Some("https://c.test/atom.xml?a=1&b='2'".into()),
+            tags: vec!["a/b".into(), "c,d".into()],
+            enabled: false,
+            max_items: None,
+        });
         let xml = export(&sources, "my\u{1b}[2J sources");
         assert!(!xml.contains('\u{1b}'), "{xml}");
+        assert!(!xml.contains('\u{fffe}') && !xml.contains('\u{7}'), "{xml}");
         let back = import(&xml).unwrap();
         assert_eq!(
             back.sources.len(),
-            1,
+            2,
             "the page-only source has no xmlUrl: {xml}"
         );
         assert_eq!(back.sources[0].name, sources[0].name);
         assert_eq!(back.sources[0].url, sources[0].url);
         assert_eq!(back.sources[0].feed, sources[0].feed);
+        assert_eq!(back.sources[0].tags, sources[0].tags);
+        assert!(back.sources[0].enabled);
         assert!(xml.contains("url=\"https://b.test/\""), "{xml}");
+        assert_eq!(back.sources[1].name, "Off for now");
+        assert_eq!(back.sources[1].feed, sources[2].feed);
+        assert_eq!(back.sources[1].tags, ["a b", "c d"]);
+        assert!(!back.sources[1].enabled, "{xml}");
     }
 }
 
@@ -421,6 +488,25 @@ line	title" xmlUrl="https://d.example/rss"></outline>
             "{:?}",
             imp.warnings
         );
+    }
+
+    /// OPML 2.0: a commented outline, and everything under it, is kept
+    /// but not run.
+    #[test]
+    fn commented_outlines_are_imported_disabled() {
+        let imp = import(
+            r#"<opml version="2.0"><body>
+<outline text="Old" isComment="true">
+  <outline text="A" xmlUrl="https://a.example/rss"/>
+</outline>
+<outline text="B" xmlUrl="https://b.example/rss" isComment="TRUE"/>
+<outline text="C" xmlUrl="https://c.example/rss" isComment="false"/>
+</body></opml>"#,
+        )
+        .unwrap();
+        let enabled: Vec<bool> = imp.sources.iter().map(|s| s.enabled).collect();
+        assert_eq!(enabled, [false, false, true]);
+        assert_eq!(imp.sources[0].tags, ["Old"]);
     }
 
     #[test]

@@ -269,57 +269,177 @@ pub fn load(path: &Path) -> Result<SourcesFile, LoadError> {
     parse(path, &text)
 }
 
-/// Validates the text of a sources file; `path` is used in messages and to
-/// resolve relative paths in `[settings]`.
-/// The key of the `key = value` line holding byte `at`, if it is one.
+/// The key whose value holds byte `at`: the last `key =` written before
+/// it, outside strings and comments, in any table, inline table or array
+/// (`source = [{name = 5}]` is `name`; a dotted key gives its last part,
+/// a quoted one its text).
 fn key_at(text: &str, at: usize) -> Option<String> {
-    let start = text.get(..at)?.rfind('\n').map_or(0, |i| i + 1);
-    let line = text.get(start..at)?;
-    let (key, _) = line.split_once('=')?;
-    let key = key.trim();
-    (!key.is_empty() && !key.starts_with('[')).then(|| key.to_string())
+    #[derive(PartialEq)]
+    enum In {
+        Code,
+        Comment,
+        Basic,
+        Literal,
+        MultiBasic,
+        MultiLiteral,
+    }
+    let prefix = text.get(..at)?;
+    let b = prefix.as_bytes();
+    let mut state = In::Code;
+    let mut key: Option<String> = None;
+    // Where the text that may be a key began (after the last delimiter).
+    let mut candidate = 0;
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        let starts = |s: &[u8]| b[i..].starts_with(s);
+        match state {
+            In::Code => match c {
+                b'#' => state = In::Comment,
+                b'\n' | b'{' | b'}' | b'[' | b']' | b',' => candidate = i + 1,
+                b'"' if starts(b"\"\"\"") => {
+                    state = In::MultiBasic;
+                    i += 2;
+                }
+                b'\'' if starts(b"\'\'\'") => {
+                    state = In::MultiLiteral;
+                    i += 2;
+                }
+                b'"' => state = In::Basic,
+                b'\'' => state = In::Literal,
+                b'=' => {
+                    let raw = prefix.get(candidate..i).unwrap_or("").trim();
+                    let last = raw.rsplit('.').next().unwrap_or(raw).trim();
+                    let k = last.trim_matches(|c| c == '"' || c == '\'');
+                    if !k.is_empty() {
+                        key = Some(k.to_string());
+                    }
+                    candidate = i + 1;
+                }
+                _ => {}
+            },
+            In::Comment if c == b'\n' => {
+                state = In::Code;
+                candidate = i + 1;
+            }
+            In::Basic | In::MultiBasic if c == b'\\' => i += 1,
+            In::Basic if c == b'"' || c == b'\n' => state = In::Code,
+            In::Literal if c == b'\'' || c == b'\n' => state = In::Code,
+            In::MultiBasic if starts(b"\"\"\"") => {
+                state = In::Code;
+                i += 2;
+            }
+            In::MultiLiteral if starts(b"\'\'\'") => {
+                state = In::Code;
+                i += 2;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    key
+}
+
+/// What a field of sources.toml holds, in words.
+fn field_expects(key: &str) -> Option<&'static str> {
+    Some(match key {
+        "timeout_secs" => "a whole number of seconds from 1 to 600",
+        "max_items" => "a whole number of 1 or more",
+        "enabled" => "true or false",
+        "tags" => "a list of text in quotes, like [\"rust\", \"news\"]",
+        "name" | "url" | "feed" | "format" | "output" | "state_dir" | "operator_base" => {
+            "text in quotes"
+        }
+        "settings" => "a table: `[settings]` on a line of its own, then `key = value` lines",
+        "source" => "a list of `[[source]]` tables",
+        _ => return None,
+    })
 }
 
 /// serde's type errors ("invalid type: string \"ten\", expected i64") in
-/// words a sources.toml author reads, naming the field.
-fn in_words(msg: &str, key: Option<&str>) -> String {
+/// words a sources.toml author reads, naming the field and what it holds.
+/// `value` is the text of the file where the wrong value starts.
+fn in_words(msg: &str, key: Option<&str>, value: &str) -> String {
     let Some(rest) = msg.strip_prefix("invalid type: ") else {
         return msg.to_string();
     };
     let Some((found, expected)) = rest.rsplit_once(", expected ") else {
         return msg.to_string();
     };
-    let expected = match expected {
-        "i64" | "u64" | "i32" | "u32" | "usize" | "u16" | "u8" | "an integer" => "a whole number",
+    let whole = matches!(
+        expected,
+        "i64" | "u64" | "i32" | "u32" | "usize" | "u16" | "u8" | "an integer"
+    );
+    let in_serde_words = match expected {
+        _ if whole => "a whole number",
         "a string" => "text in quotes",
         "a boolean" | "bool" => "true or false",
         "a sequence" => "a list in [ ]",
+        e if e.starts_with("struct ") => "a table",
         other => other,
     };
+    let number = |v: &str| {
+        let v = v.trim_matches('`');
+        v.split_once("` as ").map_or(v, |(n, _)| n).to_string()
+    };
+    let found_integer = found.starts_with("integer ");
     let found = if let Some(v) = found.strip_prefix("string ") {
         format!("the text {v}")
     } else if let Some(v) = found.strip_prefix("integer ") {
-        format!("the number {}", v.trim_matches('`'))
+        format!("the number {}", number(v))
     } else if let Some(v) = found.strip_prefix("floating point ") {
-        format!("the number {}", v.trim_matches('`'))
+        format!("the number {}", number(v))
     } else if let Some(v) = found.strip_prefix("boolean ") {
         v.trim_matches('`').to_string()
+    } else if found == "sequence" {
+        "a list".to_string()
+    } else if found == "map" {
+        if value.trim_start().starts_with('{') {
+            "a table".to_string()
+        } else {
+            "a date or time".to_string()
+        }
     } else {
         found.to_string()
     };
+    // A whole number where a whole number was expected: one too large.
+    let found = if found_integer && whole {
+        format!("{found}, which is too large")
+    } else {
+        found
+    };
     match key {
-        Some(k) => format!("`{k}` must be {expected}, not {found}"),
-        None => format!("expected {expected}, not {found}"),
+        // An element of `tags`, not `tags` itself.
+        Some("tags") if expected == "a string" => {
+            format!("each of `tags` must be text in quotes, not {found}")
+        }
+        // An element of `source = [...]`, not the list.
+        Some("source") if expected.starts_with("struct ") => {
+            format!("each `[[source]]` must be a table with `name` and `url`, not {found}")
+        }
+        Some(k) => {
+            let what = field_expects(k).unwrap_or(in_serde_words);
+            format!("`{k}` must be {what}, not {found}")
+        }
+        None => format!("expected {in_serde_words}, not {found}"),
     }
 }
 
+/// Validates the text of a sources file; `path` is used in messages and to
+/// resolve relative paths in `[settings]`.
 pub fn parse(path: &Path, text: &str) -> Result<SourcesFile, LoadError> {
     let cx = Ctx { file: path, text };
     let raw: RawFile = toml::from_str(text).map_err(|e| {
         let msg = e.message().trim_end().to_string();
-        let msg = msg.replace("`source`", "`[[source]]`");
-        let key = e.span().and_then(|sp| key_at(text, sp.start));
-        cx.err(e.span(), in_words(&msg, key.as_deref()))
+        let at = e.span().map_or(0, |sp| sp.start);
+        let key = e.span().and_then(|_| key_at(text, at));
+        let value = text.get(at..).unwrap_or("");
+        let msg = if msg.starts_with("invalid type: ") {
+            in_words(&msg, key.as_deref(), value)
+        } else {
+            msg.replace("`source`", "`[[source]]`")
+        };
+        cx.err(e.span(), msg)
     })?;
     let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
     let resolve = |p: &str| {
@@ -530,7 +650,7 @@ mod tests {
         .unwrap_err();
         assert_eq!(
             e.message,
-            "`timeout_secs` must be a whole number, not the text \"ten\""
+            "`timeout_secs` must be a whole number of seconds from 1 to 600, not the text \"ten\""
         );
         assert_eq!((e.line, e.column), (2, 16));
         let e = parse(
@@ -539,6 +659,88 @@ mod tests {
         )
         .unwrap_err();
         assert_eq!(e.message, "`name` must be text in quotes, not the number 5");
+    }
+
+    /// Issue #12, the rest of "expected i64": every kind of wrong value
+    /// names its field (inside inline tables and arrays too) and says
+    /// what the field holds, at the value's line and column; no Rust type
+    /// names.
+    #[test]
+    fn every_wrong_value_is_named_in_words() {
+        let src = "[[source]]\nname = \"A\"\nurl = \"https://a/\"\n";
+        for (text, (line, col), want) in [
+            (
+                format!("{src}max_items = \"5\"\n"),
+                (4, 13),
+                "`max_items` must be a whole number of 1 or more, not the text \"5\"",
+            ),
+            (
+                format!("{src}max_items = 1.5\n"),
+                (4, 13),
+                "`max_items` must be a whole number of 1 or more, not the number 1.5",
+            ),
+            (
+                format!("{src}enabled = \"yes\"\n"),
+                (4, 11),
+                "`enabled` must be true or false, not the text \"yes\"",
+            ),
+            (
+                format!("{src}tags = \"x\"\n"),
+                (4, 8),
+                "`tags` must be a list of text in quotes, like [\"rust\", \"news\"], not the text \"x\"",
+            ),
+            (
+                format!("{src}tags = [\"a=b\",\n  1]\n"),
+                (5, 3),
+                "each of `tags` must be text in quotes, not the number 1",
+            ),
+            (
+                "source = [{name = 5, url = \"https://a/\"}]\n".to_string(),
+                (1, 19),
+                "`name` must be text in quotes, not the number 5",
+            ),
+            (
+                "[[source]]\nname = [\"A\"]\nurl = \"https://a/\"\n".to_string(),
+                (2, 8),
+                "`name` must be text in quotes, not a list",
+            ),
+            (
+                "[[source]]\n\"name\" = { x = 1 }\nurl = \"https://a/\"\n".to_string(),
+                (2, 10),
+                "`name` must be text in quotes, not a table",
+            ),
+            (
+                format!("[settings]\ntimeout_secs = 99999999999999999999\n{src}"),
+                (2, 16),
+                "`timeout_secs` must be a whole number of seconds from 1 to 600, not the number 99999999999999999999, which is too large",
+            ),
+            (
+                format!("[settings] # timeout_secs = 5\ntimeout_secs = 1979-05-27\n{src}"),
+                (2, 16),
+                "`timeout_secs` must be a whole number of seconds from 1 to 600, not a date or time",
+            ),
+            (
+                format!("settings = 5\n{src}"),
+                (1, 12),
+                "`settings` must be a table: `[settings]` on a line of its own, then `key = value` lines, not the number 5",
+            ),
+            (
+                "source = [5]\n".to_string(),
+                (1, 11),
+                "each `[[source]]` must be a table with `name` and `url`, not the number 5",
+            ),
+            (
+                format!("settings.format = 1\n{src}"),
+                (1, 19),
+                "`format` must be text in quotes, not the number 1",
+            ),
+        ] {
+            let e = parse(Path::new("s.toml"), &text).unwrap_err();
+            assert_eq!(e.message, want, "{text}");
+            assert!(!e.message.contains("[[[["), "{}", e.message);
+            assert_eq!((e.line, e.column), (line, col), "{text}");
+            assert!(!e.message.contains("i64") && !e.message.contains("Raw"), "{}", e.message);
+        }
     }
 
     #[test]
@@ -606,6 +808,7 @@ url = "http://b.example/blog"
         let (l, _, m) = at("[setings]\nformat = \"json\"\n");
         assert_eq!(l, 1, "{m}");
         assert!(m.contains("setings"), "{m}");
+        assert!(m.contains("`settings` or `[[source]]`"), "{m}");
     }
 
     #[test]
