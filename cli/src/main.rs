@@ -4,20 +4,14 @@
 //! (a URL disallowed, a source failed or deferred); 2 bad usage, bad
 //! configuration or an unreadable file.
 
-mod app;
-mod attest;
-mod checks;
+mod cmd;
 mod digest;
-mod loopback;
 mod opml;
-mod robots_cmd;
-mod show;
 mod sources;
-mod status;
 mod ui;
-mod vectors;
 
 use clap::{Args, Parser, Subcommand};
+use cmd::{attest, check, export, import, reset, robots, run, selftest, show, status};
 
 /// Why a command could not do its work. Every command returns
 /// `Result<ExitCode, CliError>`; `main` alone turns an error into the
@@ -73,43 +67,11 @@ previous digest.",
 )]
 struct Cli {
     #[command(flatten)]
-    run: RunArgs,
+    run: run::Args,
     #[command(flatten)]
     common: Common,
     #[command(subcommand)]
     command: Option<Command>,
-}
-
-/// Options of the digest (the default command).
-#[derive(Args, Debug, Clone)]
-pub(crate) struct RunArgs {
-    /// The sources file (see README: `[[source]]` tables with name, url,
-    /// feed, tags; an optional `[settings]` table).
-    #[arg(value_name = "SOURCES")]
-    pub(crate) sources: Option<PathBuf>,
-    /// List every item currently offered, not only those first seen since
-    /// the previous digest.
-    #[arg(long)]
-    pub(crate) all: bool,
-    /// Fetch sources even if they were fetched less than an hour ago (R8).
-    #[arg(long)]
-    pub(crate) force: bool,
-    /// Digest format [default: markdown, or `format` in [settings]].
-    #[arg(long, value_enum)]
-    pub(crate) format: Option<sources::Format>,
-    /// Write the digest to FILE (atomically) instead of standard output.
-    #[arg(short, long, value_name = "FILE")]
-    pub(crate) output: Option<PathBuf>,
-}
-
-impl RunArgs {
-    fn given(&self) -> bool {
-        self.sources.is_some()
-            || self.all
-            || self.force
-            || self.format.is_some()
-            || self.output.is_some()
-    }
 }
 
 /// Options shared by every command that talks to the network.
@@ -139,7 +101,7 @@ enum Command {
     /// Prints one verdict per URL: allowed or disallowed, and the rule that
     /// decided with its line number. Exit status 0 when every URL is allowed,
     /// 1 when any is disallowed, 2 on an error.
-    Robots(robots_cmd::Args),
+    Robots(robots::Args),
     /// Turn an OPML subscription list into sources.toml.
     ///
     /// Every outline with an xmlUrl, at any depth, becomes a source; folders
@@ -148,13 +110,13 @@ enum Command {
     /// byte order mark, UTF-16, or the XML declaration: windows-1252,
     /// ISO-8859-1, Shift_JIS...). Exit status 0, or 2 when the file cannot
     /// be read or parsed (or the output exists without --force).
-    Import(ImportArgs),
+    Import(import::Args),
     /// Writes the sources of a sources file as an OPML 2.0 subscription
     /// list (UTF-8) for a feed reader: sources with a feed as `rss`
     /// outlines, page-only ones as `link` outlines, tags as `category`,
     /// `enabled = false` as `isComment="true"`.
     #[command(visible_alias = "export-opml")]
-    Export(ExportArgs),
+    Export(export::Args),
     /// Show the gate's answer for URLs without fetching them (dry run).
     ///
     /// Per URL: the operator blocklist (R3), the robots.txt rule and its line
@@ -162,7 +124,7 @@ enum Command {
     /// URL's robots.txt may be fetched (politely) to answer; the URL itself
     /// never is. Exit status 0 when every URL is allowed, 1 when any is
     /// denied or deferred, 2 on bad input.
-    Check(CheckArgs),
+    Check(check::Args),
     /// Run the live conformance fixtures (spec 13) and canaries (spec 16).
     ///
     /// Reads test-fixtures.json from the operator site (WR_OPERATOR_BASE),
@@ -173,7 +135,7 @@ enum Command {
     /// compliance URLs carry R13 impl/sha/spec tags. The result is recorded
     /// in the state directory for `attest`. Exit status 0 only when every
     /// expectation passed, 1 otherwise, 2 on bad configuration.
-    Selftest(SelftestArgs),
+    Selftest(selftest::Args),
     /// Print a walsh-research-attestation/v1 document (spec 14).
     ///
     /// A requirement is true only when checks made by this binary now prove
@@ -186,228 +148,21 @@ enum Command {
     /// 7 days. Any check that fails, or a part no check covers, makes the
     /// requirement false, with the reason under "evidence" and each check's
     /// detail under "checks". Exit status 0.
-    Attest(AttestArgs),
+    Attest(attest::Args),
     /// Writes a past day's digest again from the state directory, without
     /// a request: the same sections, outcomes and items, in the same order.
     /// DATE is YYYY-MM-DD (the local date in a digest's title) [default:
     /// today]; --since DATE gathers every day from DATE to today.
-    Show(ShowArgs),
+    Show(show::Args),
     /// The state at a glance: per source its last run, outcome, failed runs
     /// in a row and items seen; the hosts held (R5) and until when; the
     /// adopted blocklist's age. No request is made.
-    Status(StatusArgs),
+    Status(status::Args),
     /// Lifts a host's hold (a Retry-After or the cool-down after repeated
     /// failures) or forgets a source's last run (R8's hour) and error
     /// streak, saying what it lifted. Exit 1 if a target had nothing to
     /// reset. Takes effect from the next run.
-    Reset(ResetArgs),
-}
-
-#[derive(Args)]
-pub(crate) struct StatusArgs {
-    /// A sources file: list its sources in its order (and use its
-    /// [settings] state_dir) [default: every source the state knows].
-    #[arg(value_name = "SOURCES")]
-    pub(crate) sources: Option<PathBuf>,
-    /// One JSON document instead of a table.
-    #[arg(long)]
-    pub(crate) json: bool,
-}
-
-#[derive(Args)]
-pub(crate) struct ResetArgs {
-    /// Hosts (`example.com`, `example.com:8080`) or source names.
-    #[arg(value_name = "HOST|SOURCE", required = true)]
-    pub(crate) targets: Vec<String>,
-    /// A sources file whose [settings] state_dir to use.
-    #[arg(long, value_name = "SOURCES")]
-    pub(crate) sources: Option<PathBuf>,
-}
-
-#[derive(Args)]
-pub(crate) struct ShowArgs {
-    /// The sources file (its sources, under the names it gives them now,
-    /// and its [settings]) [default: the sources of that day's digest, as
-    /// it named them]. A lone argument shaped like YYYY-MM-DD is the DATE.
-    #[arg(value_name = "SOURCES")]
-    pub(crate) first: Option<String>,
-    /// The day, YYYY-MM-DD (a local date, as in a digest's title)
-    /// [default: today].
-    #[arg(value_name = "DATE")]
-    pub(crate) second: Option<String>,
-    /// Every item of the days from this one (YYYY-MM-DD) to today, in one
-    /// digest.
-    #[arg(long, value_name = "DATE", conflicts_with = "second")]
-    pub(crate) since: Option<String>,
-    /// Digest format [default: markdown, or `format` in [settings]].
-    #[arg(long, value_enum)]
-    pub(crate) format: Option<sources::Format>,
-}
-
-#[derive(Args)]
-pub(crate) struct CheckArgs {
-    /// URLs to evaluate.
-    #[arg(value_name = "URL", required = true)]
-    pub(crate) urls: Vec<String>,
-    /// One JSON object per URL per line.
-    #[arg(long)]
-    pub(crate) json: bool,
-}
-
-#[derive(Args)]
-pub(crate) struct AttestArgs {
-    /// Skip the loopback end-to-end run: only the vectors, the in-process
-    /// checks and the recorded self-test count (R3b, R4, R6, R7, R9, R10
-    /// and R11 are then false).
-    #[arg(long)]
-    pub(crate) offline_only: bool,
-}
-
-#[derive(Args)]
-pub(crate) struct SelftestArgs {
-    /// Print the recorded result as JSON instead of one line per expectation.
-    #[arg(long)]
-    pub(crate) json: bool,
-}
-
-#[derive(Args)]
-struct ExportArgs {
-    /// The sources file.
-    #[arg(value_name = "SOURCES")]
-    sources: PathBuf,
-    /// Write the OPML here instead of standard output (`-`: standard
-    /// output).
-    #[arg(short, long, value_name = "FILE")]
-    output: Option<PathBuf>,
-    /// Overwrite the output file if it exists.
-    #[arg(long)]
-    force: bool,
-}
-
-fn run_export(args: &ExportArgs) -> CmdResult {
-    let file = match sources::load(&args.sources) {
-        Ok(f) => f,
-        Err(e) => {
-            return Err(CliError::msg(format!("{e}")));
-        }
-    };
-    let title = format!("wr-feeds sources ({})", args.sources.display());
-    let xml = opml::export(&file.sources, &title);
-    // `-o -` is standard output, as for the digest.
-    match args.output.as_ref().filter(|o| o.as_os_str() != "-") {
-        None => {
-            if ui::print_out(&xml) {
-                Ok(ExitCode::SUCCESS)
-            } else {
-                Err(CliError::Printed)
-            }
-        }
-        Some(path) if path.exists() && !args.force => {
-            eprintln!(
-                "wr-feeds: {} exists; pass --force to replace it",
-                path.display()
-            );
-            Err(CliError::Printed)
-        }
-        Some(path) => match digest::write_atomic(path, xml.as_bytes()) {
-            Ok(()) => Ok(ExitCode::SUCCESS),
-            Err(e) => {
-                eprintln!("wr-feeds: cannot write {}: {e}", path.display());
-                Err(CliError::Printed)
-            }
-        },
-    }
-}
-
-#[derive(Args)]
-struct ImportArgs {
-    /// The OPML file (`-` reads standard input).
-    #[arg(value_name = "FILE.opml")]
-    file: PathBuf,
-    /// Write sources.toml here instead of standard output (`-`: standard
-    /// output).
-    #[arg(short, long, value_name = "FILE")]
-    output: Option<PathBuf>,
-    /// Overwrite the output file if it exists.
-    #[arg(long)]
-    force: bool,
-}
-
-fn run_import(args: &ImportArgs, common: &Common) -> CmdResult {
-    let bytes = if args.file.as_os_str() == "-" {
-        let mut b = Vec::new();
-        std::io::Read::read_to_end(&mut std::io::stdin(), &mut b).map(|_| b)
-    } else {
-        std::fs::read(&args.file)
-    };
-    let bytes = match bytes {
-        Ok(b) => b,
-        Err(e) => {
-            return Err(CliError::msg(format!(
-                "cannot read {}: {e}",
-                args.file.display()
-            )));
-        }
-    };
-    // In the encoding the file declares (issue #12).
-    let text = match opml::decode(&bytes) {
-        Ok(t) => t,
-        Err(e) => {
-            return Err(CliError::msg(format!("{}: {e}", args.file.display())));
-        }
-    };
-    let imp = match opml::import(&text) {
-        Ok(i) => i,
-        Err(e) => {
-            return Err(CliError::msg(format!("{}: {e}", args.file.display())));
-        }
-    };
-    if !common.quiet {
-        for w in &imp.warnings {
-            eprintln!("wr-feeds: {}: {w}", args.file.display());
-        }
-    }
-    if imp.sources.is_empty() {
-        return Err(CliError::msg(format!(
-            "{}: no outline with an http(s) xmlUrl",
-            args.file.display()
-        )));
-    }
-    let header = format!(
-        "Imported by wr-feeds from {} ({} sources).\nSee README.md for the format; add a [settings] table if needed.",
-        args.file.display(),
-        imp.sources.len()
-    );
-    let toml = sources::to_toml(&imp.sources, &header);
-    match args.output.as_ref().filter(|o| o.as_os_str() != "-") {
-        None => {
-            if !ui::print_out(&toml) {
-                return Err(CliError::Printed);
-            }
-        }
-        Some(path) => {
-            if path.exists() && !args.force {
-                return Err(CliError::msg(format!(
-                    "{} exists; pass --force to replace it",
-                    path.display()
-                )));
-            }
-            if let Err(e) = digest::write_atomic(path, toml.as_bytes()) {
-                return Err(CliError::msg(format!(
-                    "cannot write {}: {e}",
-                    path.display()
-                )));
-            }
-            if !common.quiet {
-                eprintln!(
-                    "wr-feeds: wrote {} sources to {}",
-                    imp.sources.len(),
-                    path.display()
-                );
-            }
-        }
-    }
-    Ok(ExitCode::SUCCESS)
+    Reset(reset::Args),
 }
 
 fn main() -> ExitCode {
@@ -444,15 +199,15 @@ fn try_main(cli: &Cli) -> CmdResult {
         ));
     }
     match &cli.command {
-        Some(Command::Robots(args)) => robots_cmd::run(args),
-        Some(Command::Import(args)) => run_import(args, &cli.common),
-        Some(Command::Export(args)) => run_export(args),
-        Some(Command::Check(args)) => app::run_check(args, &cli.common),
-        Some(Command::Selftest(args)) => app::run_selftest(args, &cli.common),
+        Some(Command::Robots(args)) => robots::run(args),
+        Some(Command::Import(args)) => import::run(args, &cli.common),
+        Some(Command::Export(args)) => export::run(args),
+        Some(Command::Check(args)) => check::run(args, &cli.common),
+        Some(Command::Selftest(args)) => selftest::run(args, &cli.common),
         Some(Command::Attest(args)) => attest::run(args, &cli.common),
         Some(Command::Show(args)) => show::run(args, &cli.common),
-        Some(Command::Status(args)) => status::run_status(args, &cli.common),
-        Some(Command::Reset(args)) => status::run_reset(args, &cli.common),
-        None => app::run_digest(&cli.run, &cli.common),
+        Some(Command::Status(args)) => status::run(args, &cli.common),
+        Some(Command::Reset(args)) => reset::run(args, &cli.common),
+        None => run::run(&cli.run, &cli.common),
     }
 }

@@ -8,9 +8,12 @@
 //!
 //! [`faults`] holds the loopback server every crate's fault tests share;
 //! [`fixtures`] the vectors and operator documents the self-check harness
-//! compiles in.
+//! compiles in; [`harness`] (feature `harness`) the section 14
+//! self-check that `wr-feeds attest` runs.
 
 pub mod faults;
 pub mod fixtures;
+#[cfg(feature = "harness")]
+pub mod harness;
 pub mod robots_cases;
 pub mod robots_model;

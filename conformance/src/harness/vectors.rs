@@ -11,7 +11,7 @@ use wr_core::http_date::parse_http_date;
 use wr_core::retry_after::parse_retry_after;
 use wr_core::robots::{Policy, Selected};
 
-use wr_conformance::fixtures::{
+use crate::fixtures::{
     BLOCKLIST_DOMAINS as DOMAINS, CANARIES, CANONICAL_URLS as CANONICAL, DURATIONS, RETRY_AFTER,
     ROBOTS_MATCHING as MATCHING, ROBOTS_SELECTION as SELECTION,
 };

@@ -1,6 +1,6 @@
 //! `wr-feeds show [SOURCES] [DATE]`: a past digest again, from the store.
 //!
-//! A digest is a day (see `app::run_digest`): every item remembers the day
+//! A digest is a day (see `cmd::run::run`): every item remembers the day
 //! of the digest that first reported it, in the order digests delivered
 //! them, and the store keeps each source's heading and outcome as the last
 //! digest of the day wrote them. So any day's digest can be written again
@@ -11,14 +11,34 @@
 //! `--since DATE` gathers every item of the days from DATE to today into
 //! one digest.
 
-use crate::app::{config, now_secs};
+use crate::cmd::setup::{config, now_secs};
 use crate::digest::{self, Digest, DigestItem, SourceReport, Status};
 use crate::sources::{self, Format, Settings};
+use crate::Common;
 use crate::{CliError, CmdResult};
-use crate::{Common, ShowArgs};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use wr_feeds::store::{Days, DigestSource, Store, StoreError};
+
+#[derive(clap::Args)]
+pub(crate) struct Args {
+    /// The sources file (its sources, under the names it gives them now,
+    /// and its [settings]) [default: the sources of that day's digest, as
+    /// it named them]. A lone argument shaped like YYYY-MM-DD is the DATE.
+    #[arg(value_name = "SOURCES")]
+    pub(crate) first: Option<String>,
+    /// The day, YYYY-MM-DD (a local date, as in a digest's title)
+    /// [default: today].
+    #[arg(value_name = "DATE")]
+    pub(crate) second: Option<String>,
+    /// Every item of the days from this one (YYYY-MM-DD) to today, in one
+    /// digest.
+    #[arg(long, value_name = "DATE", conflicts_with = "second")]
+    pub(crate) since: Option<String>,
+    /// Digest format [default: markdown, or `format` in [settings]].
+    #[arg(long, value_enum)]
+    pub(crate) format: Option<sources::Format>,
+}
 
 /// Whether `s` is shaped like a date (`NNNN-NN-NN`): a lone argument of
 /// that shape is the DATE, anything else the SOURCES file.
@@ -35,7 +55,7 @@ fn date_shaped(s: &str) -> bool {
 }
 
 /// SOURCES and DATE from the one or two positional arguments.
-fn positionals(args: &ShowArgs) -> (Option<PathBuf>, Option<String>) {
+fn positionals(args: &Args) -> (Option<PathBuf>, Option<String>) {
     match (&args.first, &args.second) {
         (Some(one), None) if date_shaped(one) => (None, Some(one.clone())),
         (first, second) => (first.as_ref().map(PathBuf::from), second.clone()),
@@ -82,7 +102,7 @@ fn to_usize(n: Option<u64>) -> Option<usize> {
 }
 
 /// Runs `show`.
-pub fn run(args: &ShowArgs, common: &Common) -> CmdResult {
+pub fn run(args: &Args, common: &Common) -> CmdResult {
     let now = now_secs();
     let today = digest::parse_day(&digest::day(now)).map_err(CliError::msg)?;
     let (sources_path, date) = positionals(args);
@@ -219,7 +239,7 @@ mod tests {
 
     #[test]
     fn a_lone_date_is_the_date_and_anything_else_the_sources() {
-        let args = |first: Option<&str>, second: Option<&str>| ShowArgs {
+        let args = |first: Option<&str>, second: Option<&str>| Args {
             first: first.map(String::from),
             second: second.map(String::from),
             since: None,

@@ -1,5 +1,6 @@
-//! `wr-feeds status` and `wr-feeds reset`: the state at a glance, and a way
-//! to lift what holds a host or a source back.
+//! `wr-feeds status`: the state at a glance (per source, per host, the
+//! adopted blocklist). `reset` ([`super::reset`]) shares its way of
+//! opening the store and naming sources.
 //!
 //! Neither makes a request, and neither creates a state directory that is
 //! not there. `status` opens the store read-only and never touches the
@@ -9,19 +10,28 @@
 //! takes effect from the next run: a run in progress keeps what it already
 //! knows.
 
-use crate::app::{config, now_secs};
+use crate::cmd::setup::{config, now_secs};
 use crate::digest::rfc3339;
 use crate::sources::{self, Settings};
-use crate::ui::Ui;
+use crate::Common;
 use crate::{CliError, CmdResult};
-use crate::{Common, ResetArgs, StatusArgs};
 use serde::Serialize;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::time::Duration;
 use wr_core::time::Timestamp;
 use wr_feeds::extract::clean_message;
 use wr_feeds::store::{Store, StoreError};
+
+#[derive(clap::Args)]
+pub(crate) struct Args {
+    /// A sources file: list its sources in its order (and use its
+    /// [settings] state_dir) [default: every source the state knows].
+    #[arg(value_name = "SOURCES")]
+    pub(crate) sources: Option<PathBuf>,
+    /// One JSON document instead of a table.
+    #[arg(long)]
+    pub(crate) json: bool,
+}
 
 #[derive(Serialize)]
 struct SourceLine {
@@ -70,7 +80,7 @@ struct Status {
     blocklist: Option<BlocklistLine>,
 }
 
-fn ms_to_rfc3339(ms: u64) -> String {
+pub(super) fn ms_to_rfc3339(ms: u64) -> String {
     rfc3339(i64::try_from(ms / 1000).unwrap_or(i64::MAX))
 }
 
@@ -84,15 +94,15 @@ fn span(secs: u64) -> String {
     }
 }
 
-fn now() -> Timestamp {
+pub(super) fn now() -> Timestamp {
     Timestamp(u64::try_from(now_secs()).unwrap_or(0).saturating_mul(1000))
 }
 
 /// The settings and sources (name, key, enabled) of a sources file, if
 /// one is given.
-type Named = Vec<(String, String, bool)>;
+pub(super) type Named = Vec<(String, String, bool)>;
 
-fn settings_of(path: Option<&Path>) -> Result<(Settings, Named), CliError> {
+pub(super) fn settings_of(path: Option<&Path>) -> Result<(Settings, Named), CliError> {
     match path {
         None => Ok((Settings::default(), Vec::new())),
         Some(p) => {
@@ -109,7 +119,7 @@ fn settings_of(path: Option<&Path>) -> Result<(Settings, Named), CliError> {
 
 /// The state directory `common` and `settings` name, and its store if it
 /// has one (nothing is created).
-fn open_existing(
+pub(super) fn open_existing(
     common: &Common,
     settings: &Settings,
     write: bool,
@@ -119,7 +129,7 @@ fn open_existing(
     Ok((cfg.state_dir, store))
 }
 
-fn store_err(e: StoreError) -> CliError {
+pub(super) fn store_err(e: StoreError) -> CliError {
     CliError::msg(e.to_string())
 }
 
@@ -251,7 +261,7 @@ fn table(st: &Status) -> String {
 }
 
 /// Runs `status`.
-pub fn run_status(args: &StatusArgs, common: &Common) -> CmdResult {
+pub fn run(args: &Args, common: &Common) -> CmdResult {
     let (settings, names) = settings_of(args.sources.as_deref())?;
     let (dir, store) = open_existing(common, &settings, false)?;
     let st = match &store {
@@ -278,134 +288,6 @@ pub fn run_status(args: &StatusArgs, common: &Common) -> CmdResult {
     }
 }
 
-/// What a reset target may name: a source (by key) and a host.
-struct Target {
-    /// The store key of the source it names, if any.
-    key: Option<String>,
-    /// The host key it names, if any.
-    host: Option<String>,
-}
-
-/// A target as written: a source name of the sources file (any case), an
-/// http(s) URL (the source it identifies, and its host), or a host
-/// (`example.com`, `example.com:8080`), which may also be a source key
-/// (`status` lists keys when given no sources file).
-fn target(raw: &str, named: &Named) -> Target {
-    let t = raw.trim();
-    if let Some((_, key, _)) = named.iter().find(|(n, _, _)| n.eq_ignore_ascii_case(t)) {
-        return Target {
-            key: Some(key.clone()),
-            host: None,
-        };
-    }
-    let lower = t.to_ascii_lowercase();
-    if lower.starts_with("http://") || lower.starts_with("https://") {
-        let host = wr_core::url::Url::parse(t)
-            .ok()
-            .map(|u| wr_core::gate::host_key(&u).as_str().to_string());
-        let key = wr_core::canonical::canonical_url(t).unwrap_or_else(|_| t.to_string());
-        return Target {
-            key: Some(key),
-            host,
-        };
-    }
-    Target {
-        key: None,
-        host: Some(lower.trim_end_matches('.').to_string()),
-    }
-}
-
-/// Runs `reset`: exit 0 when something was lifted for every target, 1 when
-/// a target had nothing to lift.
-pub fn run_reset(args: &ResetArgs, common: &Common) -> CmdResult {
-    let ui = Ui::new(common.quiet, common.verbose);
-    let (settings, named) = settings_of(args.sources.as_deref())?;
-    let (dir, store) = open_existing(common, &settings, true)?;
-    let Some(store) = store else {
-        ui.error(&format!(
-            "nothing to reset: no state in {} (no run has used it)",
-            dir.display()
-        ));
-        return Ok(ExitCode::from(1));
-    };
-    // The run lock, only if free and only while writing: no run starts
-    // half-way through a reset. A run that holds it is not waited for; it
-    // keeps what it already knows until it ends.
-    let lock = wr_feeds::lock::RunLock::acquire(&dir, Duration::ZERO, &mut |_| {});
-    if lock.is_err() {
-        ui.warn(
-            "a run is in progress on this state directory: what is reset here takes effect \
-             from the next run (the one in progress keeps what it already knows)",
-        );
-    }
-    let now = now();
-    let mut all_found = true;
-    let mut said = Vec::new();
-    for raw in &args.targets {
-        let shown = clean_message(raw);
-        let t = target(raw, &named);
-        let mut lifted = Vec::new();
-        if let Some(host) = &t.host {
-            if let Some(until) = store.lift_hold(host, now).map_err(store_err)? {
-                lifted.push(format!(
-                    "lifted the hold on host {} (it was held until {})",
-                    clean_message(host),
-                    ms_to_rfc3339(until.0)
-                ));
-            }
-        }
-        // A host may also be a source's key (`status` without a sources
-        // file lists keys): try it as one.
-        let key = t.key.clone().or_else(|| t.host.clone());
-        if let Some(key) = key {
-            let row = store.source(&key).map_err(store_err)?;
-            let streak = store.error_streak(&key).map_err(store_err)?;
-            if store.reset_source(&key).map_err(store_err)? {
-                let last = match (row.last_run, row.last_status.as_deref()) {
-                    (Some(t), Some(s)) => {
-                        format!(
-                            "its last run ({}, {})",
-                            ms_to_rfc3339(t.0),
-                            clean_message(s)
-                        )
-                    }
-                    (Some(t), None) => format!("its last run ({})", ms_to_rfc3339(t.0)),
-                    _ => "its last run".to_string(),
-                };
-                lifted.push(format!(
-                    "source `{shown}`: forgot {last} and its {streak} failed {} in a row; the \
-                     next run fetches it (R8's hour lifted)",
-                    if streak == 1 { "run" } else { "runs" }
-                ));
-            }
-        }
-        if lifted.is_empty() {
-            all_found = false;
-            ui.error(&format!(
-                "{shown}: nothing to reset (no host held under that name and no source that \
-                 has run by that name or URL{})",
-                if args.sources.is_none() {
-                    "; to name a source by its name, give --sources FILE"
-                } else {
-                    ""
-                }
-            ));
-        }
-        said.extend(lifted);
-    }
-    drop(lock);
-    for s in said {
-        if !crate::ui::print_out(&format!("{s}\n")) {
-            return Err(CliError::Printed);
-        }
-    }
-    if all_found {
-        Ok(ExitCode::SUCCESS)
-    } else {
-        Ok(ExitCode::from(1))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -416,23 +298,5 @@ mod tests {
         assert_eq!(span(12 * 60), "12 min");
         assert_eq!(span(5 * 3600), "5 h");
         assert_eq!(span(3 * 86_400), "3 days");
-    }
-
-    #[test]
-    fn targets_name_sources_urls_and_hosts() {
-        let named: Named = vec![(
-            "Rust Blog".into(),
-            "https://blog.test/feed.xml".into(),
-            true,
-        )];
-        let t = target("rust blog", &named);
-        assert_eq!(t.key.as_deref(), Some("https://blog.test/feed.xml"));
-        assert_eq!(t.host, None);
-        let t = target("HTTPS://Example.COM:8443/feed.xml", &named);
-        assert_eq!(t.host.as_deref(), Some("example.com:8443"));
-        assert_eq!(t.key.as_deref(), Some("https://example.com:8443/feed.xml"));
-        let t = target("Example.com.", &named);
-        assert_eq!(t.host.as_deref(), Some("example.com"));
-        assert_eq!(t.key, None);
     }
 }

@@ -12,11 +12,11 @@
 //! The unit tests below feed such wrong cases to show that no check passes
 //! vacuously.
 
-use crate::attest::SPEC_USER_AGENT;
-use crate::loopback;
+use super::replica as loopback;
+use super::SPEC_USER_AGENT;
+use crate::{robots_cases, robots_model};
 use serde::Serialize;
 use std::time::Duration;
-use wr_conformance::{robots_cases, robots_model};
 use wr_core::backoff::{is_retryable_status, Backoff, BackoffStep};
 use wr_core::blocklist::{Blocklist, BlocklistError};
 use wr_core::constants::{
@@ -38,7 +38,7 @@ use wr_feeds::{Config, ConnectTo, Timeouts};
 /// The operator's blocklist as published (inline schema, lists
 /// `example.com`), and the standalone schema, compiled in from
 /// `wr-conformance`'s package.
-pub use wr_conformance::fixtures::{BLOCKLIST_DOC, BLOCKLIST_SCHEMA};
+pub use crate::fixtures::{BLOCKLIST_DOC, BLOCKLIST_SCHEMA};
 
 /// One check: what was established, and whether it held.
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]

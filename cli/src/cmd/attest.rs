@@ -7,22 +7,28 @@
 //! pass; a requirement with a part no check covers stays `false`, and the
 //! evidence says which part.
 
-use crate::app::{self, SelftestRecord, SELFTEST_FILE};
-use crate::checks::{self, Check};
+use crate::cmd::selftest::{SelftestRecord, SELFTEST_FILE};
+use crate::cmd::setup;
 use crate::digest;
-use crate::loopback::{self, Outcome};
 use crate::sources::Settings;
 use crate::ui::Ui;
-use crate::{AttestArgs, Common};
+use crate::Common;
 use crate::{CliError, CmdResult};
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::ExitCode;
+use wr_conformance::harness::checks::{self, Check};
+use wr_conformance::harness::replica::{self as loopback, Outcome};
 use wr_core::constants::{OPERATOR_BASE, SPEC_VERSION, USER_AGENT};
 
-/// The section 6 User-Agent, as the spec text writes it.
-pub const SPEC_USER_AGENT: &str =
-    "Mozilla/5.0 (compatible; Walsh-Research/1.2; +https://wal.sh/bot/)";
+#[derive(clap::Args)]
+pub(crate) struct Args {
+    /// Skip the loopback end-to-end run: only the vectors, the in-process
+    /// checks and the recorded self-test count (R3b, R4, R6, R7, R9, R10
+    /// and R11 are then false).
+    #[arg(long)]
+    pub(crate) offline_only: bool,
+}
 
 /// How old a recorded self-test may be to count for `attest`.
 pub const SELFTEST_MAX_AGE_SECS: i64 = 7 * 86_400;
@@ -86,7 +92,7 @@ fn missing(text: impl Into<String>) -> Part {
 /// recorded live self-test in `state_dir`, and the loopback run's outcome.
 pub fn attestation(state_dir: &Path, now: i64, wire: &Outcome) -> serde_json::Value {
     use serde_json::json;
-    let vectors = crate::vectors::all();
+    let vectors = wr_conformance::harness::vectors::all();
     let vector = |section: &str| -> Part {
         match vectors.iter().find(|r| r.section == section) {
             Some(r) => part(
@@ -250,9 +256,9 @@ pub fn attestation(state_dir: &Path, now: i64, wire: &Outcome) -> serde_json::Va
 }
 
 /// `wr-feeds attest`.
-pub fn run(args: &AttestArgs, common: &Common) -> CmdResult {
+pub fn run(args: &Args, common: &Common) -> CmdResult {
     let ui = Ui::new(common.quiet, common.verbose);
-    let cfg = match app::config(common, &Settings::default()) {
+    let cfg = match setup::config(common, &Settings::default()) {
         Ok(c) => c,
         Err(e) => {
             return Err(CliError::msg(e));
@@ -278,7 +284,7 @@ pub fn run(args: &AttestArgs, common: &Common) -> CmdResult {
         ),
         Outcome::Skipped(why) => ui.detail(1, &format!("loopback run skipped: {why}")),
     }
-    let doc = attestation(&cfg.state_dir, app::now_secs(), &wire);
+    let doc = attestation(&cfg.state_dir, setup::now_secs(), &wire);
     let text = serde_json::to_string_pretty(&doc).unwrap_or_default();
     if !crate::ui::print_out(&format!("{text}\n")) {
         return Err(CliError::Printed);
@@ -411,7 +417,7 @@ mod tests {
             let doc = attestation(dir, now, &offline());
             assert_eq!(doc["contract"], "walsh-research-attestation/v1");
             assert_eq!(doc["spec"], SPEC_VERSION);
-            assert_eq!(doc["user_agent"], SPEC_USER_AGENT);
+            assert_eq!(doc["user_agent"], wr_conformance::harness::SPEC_USER_AGENT);
             for k in PROVEN_OFFLINE {
                 assert_eq!(doc["requirements"][k], true, "{k}: {}", doc["evidence"][k]);
             }

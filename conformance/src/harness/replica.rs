@@ -20,7 +20,7 @@
 //! The HTTP/1.1 responder is deliberately minimal: one request per
 //! connection (`Connection: close`), GET only, bodies from fixed routes.
 
-use crate::checks::{Check, BLOCKLIST_DOC, BLOCKLIST_SCHEMA};
+use crate::harness::checks::{Check, BLOCKLIST_DOC, BLOCKLIST_SCHEMA};
 use std::collections::BTreeMap;
 use std::io::{Read, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};
@@ -644,7 +644,7 @@ fn is_blocked_host(host: &str) -> bool {
 
 fn ua_check(hits: &[&Hit]) -> Check {
     let requests: Vec<&Request> = hits.iter().map(|h| &h.req).collect();
-    let bad = crate::checks::user_agent_problems(&requests);
+    let bad = crate::harness::checks::user_agent_problems(&requests);
     Check::new(
         "User-Agent on the wire",
         !hits.is_empty() && bad.is_empty(),
@@ -1355,7 +1355,9 @@ mod tests {
     }
 
     fn fails(checks: &BTreeMap<&'static str, Vec<Check>>, k: &str) -> bool {
-        checks.get(k).is_some_and(|c| !crate::checks::all_passed(c))
+        checks
+            .get(k)
+            .is_some_and(|c| !crate::harness::checks::all_passed(c))
     }
 
     /// A copy of `w` with `hit` inserted at index `at`, the run marks kept
@@ -1388,9 +1390,9 @@ mod tests {
         let real = wire_checks(&w);
         for (k, c) in &real {
             assert!(
-                crate::checks::all_passed(c),
+                crate::harness::checks::all_passed(c),
                 "{k}: {}",
-                crate::checks::evidence(c)
+                crate::harness::checks::evidence(c)
             );
         }
         let n2 = w.run2_at;
@@ -1464,14 +1466,14 @@ mod tests {
         let s = schema_scenario().ok().expect("loopback");
         let (r10, r11) = schema_checks(&s);
         assert!(
-            crate::checks::all_passed(&r10),
+            crate::harness::checks::all_passed(&r10),
             "{}",
-            crate::checks::evidence(&r10)
+            crate::harness::checks::evidence(&r10)
         );
         assert!(
-            crate::checks::all_passed(&r11),
+            crate::harness::checks::all_passed(&r11),
             "{}",
-            crate::checks::evidence(&r11)
+            crate::harness::checks::evidence(&r11)
         );
         // The schema fetched again within its 7 days.
         let mut t = s.clone();
@@ -1487,15 +1489,17 @@ mod tests {
             st.before += 1;
         }
         let (r10, r11) = schema_checks(&t);
-        assert!(!crate::checks::all_passed(&r10) && !crate::checks::all_passed(&r11));
+        assert!(
+            !crate::harness::checks::all_passed(&r10) && !crate::harness::checks::all_passed(&r11)
+        );
         // The unvalidatable document adopted.
         let mut t = s.clone();
         t.steps[3].state = BlocklistState::Fresh { entries: 1 };
-        assert!(!crate::checks::all_passed(&schema_checks(&t).0));
+        assert!(!crate::harness::checks::all_passed(&schema_checks(&t).0));
         // The stale schema used silently.
         let mut t = s.clone();
         t.steps[2].notices.clear();
-        assert!(!crate::checks::all_passed(&schema_checks(&t).0));
+        assert!(!crate::harness::checks::all_passed(&schema_checks(&t).0));
     }
 
     #[test]
@@ -1505,9 +1509,9 @@ mod tests {
         };
         for (k, checks) in &r.checks {
             assert!(
-                crate::checks::all_passed(checks),
+                crate::harness::checks::all_passed(checks),
                 "{k}: {}",
-                crate::checks::evidence(checks)
+                crate::harness::checks::evidence(checks)
             );
         }
         for k in [

@@ -1,0 +1,137 @@
+//! `wr-feeds check URL...`: the gate's answer without fetching (dry run).
+
+use crate::cmd::setup::{config, open};
+use crate::sources::{self, Settings};
+use crate::ui::Ui;
+use crate::{CliError, CmdResult, Common};
+use std::process::ExitCode;
+use wr_feeds::CheckReport;
+
+#[derive(clap::Args)]
+pub(crate) struct Args {
+    /// URLs to evaluate.
+    #[arg(value_name = "URL", required = true)]
+    pub(crate) urls: Vec<String>,
+    /// One JSON object per URL per line.
+    #[arg(long)]
+    pub(crate) json: bool,
+}
+
+/// `wr-feeds check URL...`.
+pub fn run(args: &Args, common: &Common) -> CmdResult {
+    let mut ui = Ui::new(common.quiet, common.verbose);
+    let mut bad = false;
+    for u in &args.urls {
+        if let Err(e) = sources::check_url(u) {
+            ui.error(&e);
+            bad = true;
+        }
+    }
+    if bad {
+        return Err(CliError::Printed);
+    }
+    let cfg = match config(common, &Settings::default()) {
+        Ok(c) => c,
+        Err(e) => {
+            return Err(CliError::msg(e));
+        }
+    };
+    let Some(mut p) = open(cfg, &ui) else {
+        return Err(CliError::Printed);
+    };
+    let mut code = 0u8;
+    for u in &args.urls {
+        let u = u.trim();
+        let report = match p.check(u, &mut ui) {
+            Ok(r) => r,
+            Err(e) => {
+                ui.error(&format!("{u}: {e}"));
+                code = 2;
+                continue;
+            }
+        };
+        let line = if args.json {
+            serde_json::to_string(&report).unwrap_or_default()
+        } else {
+            check_line(&report)
+        };
+        if !matches!(report, CheckReport::Allowed { .. }) {
+            code = code.max(if matches!(report, CheckReport::Invalid { .. }) {
+                2
+            } else {
+                1
+            });
+        }
+        if !crate::ui::print_out(&format!("{line}\n")) {
+            return Err(CliError::Printed);
+        }
+    }
+    Ok(ExitCode::from(code))
+}
+
+fn secs(ms: u64) -> String {
+    format!("{:.1} s", ms as f64 / 1000.0)
+}
+
+/// One line of `check` output.
+pub fn check_line(r: &CheckReport) -> String {
+    match r {
+        CheckReport::Allowed {
+            url,
+            wait_ms,
+            spacing_ms,
+            rule,
+            line,
+        } => {
+            let rule = match (rule, line) {
+                (Some(r), Some(l)) => format!("robots.txt {r} (line {l})"),
+                (Some(r), None) => format!("robots.txt {r}"),
+                _ => "no robots.txt rule matched".to_string(),
+            };
+            format!(
+                "allowed   {url}  (R3 not listed; R2 {rule}; R4 wait {}, spacing {})",
+                secs(*wait_ms),
+                secs(*spacing_ms)
+            )
+        }
+        CheckReport::DeniedBlocklist {
+            url,
+            domain,
+            reason,
+        } => format!("denied    {url}  (R3 operator blocklist: {domain} is listed: {reason})"),
+        CheckReport::DeniedRobots { url, rule, line } => {
+            format!("denied    {url}  (R2 robots.txt {rule}, line {line})")
+        }
+        CheckReport::Deferred { url, reason } => format!("deferred  {url}  ({reason})"),
+        CheckReport::Invalid { url, reason } => format!("invalid   {url}  ({reason})"),
+    }
+}
+
+// ---- selftest ----------------------------------------------------------
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn check_lines_name_gate_rule_and_wait() {
+        let l = check_line(&CheckReport::DeniedRobots {
+            url: "https://a/x".into(),
+            rule: "Disallow: /x".into(),
+            line: 4,
+        });
+        assert_eq!(
+            l,
+            "denied    https://a/x  (R2 robots.txt Disallow: /x, line 4)"
+        );
+        let l = check_line(&CheckReport::Allowed {
+            url: "https://a/y".into(),
+            wait_ms: 1500,
+            spacing_ms: 2000,
+            rule: None,
+            line: None,
+        });
+        assert!(l.starts_with("allowed   https://a/y"), "{l}");
+        assert!(l.contains("wait 1.5 s, spacing 2.0 s"), "{l}");
+    }
+}

@@ -1,0 +1,100 @@
+//! `wr-feeds import FILE.opml`: an OPML subscription list as sources.toml.
+
+use crate::digest;
+use crate::opml;
+use crate::sources;
+use crate::ui;
+use crate::{CliError, CmdResult, Common};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(clap::Args)]
+pub(crate) struct Args {
+    /// The OPML file (`-` reads standard input).
+    #[arg(value_name = "FILE.opml")]
+    pub(crate) file: PathBuf,
+    /// Write sources.toml here instead of standard output (`-`: standard
+    /// output).
+    #[arg(short, long, value_name = "FILE")]
+    pub(crate) output: Option<PathBuf>,
+    /// Overwrite the output file if it exists.
+    #[arg(long)]
+    pub(crate) force: bool,
+}
+
+pub fn run(args: &Args, common: &Common) -> CmdResult {
+    let bytes = if args.file.as_os_str() == "-" {
+        let mut b = Vec::new();
+        std::io::Read::read_to_end(&mut std::io::stdin(), &mut b).map(|_| b)
+    } else {
+        std::fs::read(&args.file)
+    };
+    let bytes = match bytes {
+        Ok(b) => b,
+        Err(e) => {
+            return Err(CliError::msg(format!(
+                "cannot read {}: {e}",
+                args.file.display()
+            )));
+        }
+    };
+    // In the encoding the file declares (issue #12).
+    let text = match opml::decode(&bytes) {
+        Ok(t) => t,
+        Err(e) => {
+            return Err(CliError::msg(format!("{}: {e}", args.file.display())));
+        }
+    };
+    let imp = match opml::import(&text) {
+        Ok(i) => i,
+        Err(e) => {
+            return Err(CliError::msg(format!("{}: {e}", args.file.display())));
+        }
+    };
+    if !common.quiet {
+        for w in &imp.warnings {
+            eprintln!("wr-feeds: {}: {w}", args.file.display());
+        }
+    }
+    if imp.sources.is_empty() {
+        return Err(CliError::msg(format!(
+            "{}: no outline with an http(s) xmlUrl",
+            args.file.display()
+        )));
+    }
+    let header = format!(
+        "Imported by wr-feeds from {} ({} sources).\nSee README.md for the format; add a [settings] table if needed.",
+        args.file.display(),
+        imp.sources.len()
+    );
+    let toml = sources::to_toml(&imp.sources, &header);
+    match args.output.as_ref().filter(|o| o.as_os_str() != "-") {
+        None => {
+            if !ui::print_out(&toml) {
+                return Err(CliError::Printed);
+            }
+        }
+        Some(path) => {
+            if path.exists() && !args.force {
+                return Err(CliError::msg(format!(
+                    "{} exists; pass --force to replace it",
+                    path.display()
+                )));
+            }
+            if let Err(e) = digest::write_atomic(path, toml.as_bytes()) {
+                return Err(CliError::msg(format!(
+                    "cannot write {}: {e}",
+                    path.display()
+                )));
+            }
+            if !common.quiet {
+                eprintln!(
+                    "wr-feeds: wrote {} sources to {}",
+                    imp.sources.len(),
+                    path.display()
+                );
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,319 @@
+//! The digest, the default command: `wr-feeds SOURCES`.
+
+use crate::cmd::setup::{config, now_secs, open, report_blocklist};
+use crate::digest::{self, Digest, DigestItem, SourceReport, Status};
+use crate::sources::{self, Format};
+use crate::ui::Ui;
+use crate::{CliError, CmdResult, Common};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use wr_core::time::Timestamp;
+use wr_feeds::store::DigestSource;
+use wr_feeds::{RunOptions, SourceStatus};
+
+/// Options of the digest (the default command).
+#[derive(clap::Args, Debug, Clone)]
+pub(crate) struct Args {
+    /// The sources file (see README: `[[source]]` tables with name, url,
+    /// feed, tags; an optional `[settings]` table).
+    #[arg(value_name = "SOURCES")]
+    pub(crate) sources: Option<PathBuf>,
+    /// List every item currently offered, not only those first seen since
+    /// the previous digest.
+    #[arg(long)]
+    pub(crate) all: bool,
+    /// Fetch sources even if they were fetched less than an hour ago (R8).
+    #[arg(long)]
+    pub(crate) force: bool,
+    /// Digest format [default: markdown, or `format` in [settings]].
+    #[arg(long, value_enum)]
+    pub(crate) format: Option<sources::Format>,
+    /// Write the digest to FILE (atomically) instead of standard output.
+    #[arg(short, long, value_name = "FILE")]
+    pub(crate) output: Option<PathBuf>,
+}
+
+impl Args {
+    pub(crate) fn given(&self) -> bool {
+        self.sources.is_some()
+            || self.all
+            || self.force
+            || self.format.is_some()
+            || self.output.is_some()
+    }
+}
+
+/// A source's section of the digest, with every item `r` holds (cut to
+/// its `max_items` by [`SourceReport::capped`]).
+fn to_report(src: &sources::Source, r: &wr_feeds::SourceReport) -> SourceReport {
+    let (status, reason) = match &r.status {
+        SourceStatus::Ok { not_modified } => (
+            Status::Ok,
+            not_modified.then(|| "not modified since the last run (304)".to_string()),
+        ),
+        SourceStatus::Skipped { last_run } => (
+            Status::Skipped,
+            Some(format!(
+                "fetched less than an hour ago ({}), R8; --force fetches it anyway",
+                digest::rfc3339((*last_run / 1000) as i64)
+            )),
+        ),
+        s @ (SourceStatus::DeniedBlocklist { .. } | SourceStatus::DeniedRobots { .. }) => {
+            (Status::Denied, Some(strip_label(&s.to_string())))
+        }
+        SourceStatus::Deferred { reason, .. } => (Status::Deferred, Some(reason.clone())),
+        SourceStatus::LeftOut { reason } => (Status::LeftOut, Some(reason.clone())),
+        SourceStatus::Failed { reason } => (Status::Failed, Some(reason.clone())),
+    };
+    SourceReport {
+        name: src.name.clone(),
+        url: src.url.clone(),
+        tags: src.tags.clone(),
+        status,
+        reason,
+        method: r.method.map(|m| m.as_str().to_string()),
+        items: r
+            .items
+            .iter()
+            .map(|i| DigestItem {
+                title: i.title.clone(),
+                url: i.url.clone(),
+                published: i.published.clone(),
+            })
+            .collect(),
+        not_listed: 0,
+    }
+}
+
+/// `denied by robots.txt (R2): ...` -> `robots.txt (R2): ...`.
+fn strip_label(s: &str) -> String {
+    s.strip_prefix("denied by ").unwrap_or(s).to_string()
+}
+
+/// The default command: run the sources, write the digest.
+pub fn run(args: &Args, common: &Common) -> CmdResult {
+    let mut ui = Ui::new(common.quiet, common.verbose);
+    let Some(path) = &args.sources else {
+        ui.error("no sources file given\n\nUsage: wr-feeds [OPTIONS] <SOURCES>\n\nFor more information, try '--help'.");
+        return Err(CliError::Printed);
+    };
+    let file = match sources::load(path) {
+        Ok(f) => f,
+        Err(e) => {
+            return Err(CliError::msg(e.to_string()));
+        }
+    };
+    let format = args.format.or(file.settings.format).unwrap_or_default();
+    // `-o -` is standard output, as for every other tool.
+    // A digest is a day (the local date, in its title): a rerun on the
+    // same day writes that day's digest again, with anything new added.
+    let now = now_secs();
+    let day = digest::day(now);
+    let output: Option<PathBuf> = args
+        .output
+        .clone()
+        .or(file.settings.output.clone())
+        .filter(|o| o.as_os_str() != "-")
+        .map(|o| digest::dated(&o, &day));
+    // A symlink is written through to its target: replacing the link with
+    // a regular file would leave the file it points at (the notes folder's
+    // real digest, say) stale for ever.
+    let output = match output.map(|o| digest::resolve_output(&o).map_err(|e| (o, e))) {
+        None => None,
+        Some(Ok(o)) => Some(o),
+        Some(Err((o, e))) => {
+            return Err(CliError::msg(format!("cannot write {}: {e}", o.display())));
+        }
+    };
+    if let Some(out) = &output {
+        let dir = out.parent().filter(|d| !d.as_os_str().is_empty());
+        if dir.is_some_and(|d| !d.is_dir()) {
+            return Err(CliError::msg(format!(
+                "cannot write {}: its directory does not exist",
+                out.display()
+            )));
+        }
+        if let Err(e) = digest::check_writable(out) {
+            return Err(CliError::msg(format!(
+                "cannot write {}: {e}",
+                out.display()
+            )));
+        }
+    }
+    let cfg = match config(common, &file.settings) {
+        Ok(c) => c,
+        Err(e) => {
+            return Err(CliError::msg(e));
+        }
+    };
+    ui.detail(
+        1,
+        &format!(
+            "{} sources from {}; state in {}; operator {}",
+            file.sources.len(),
+            path.display(),
+            cfg.state_dir.display(),
+            cfg.operator_base
+        ),
+    );
+    let Some(mut pipeline) = open(cfg, &ui) else {
+        return Err(CliError::Printed);
+    };
+    // `enabled = false`: kept in the file, not run, not listed.
+    let active: Vec<&sources::Source> = file.sources.iter().filter(|s| s.enabled).collect();
+    let srcs: Vec<wr_feeds::Source> = active.iter().map(|s| s.to_pipeline()).collect();
+    ui.start_progress(srcs.len() as u64);
+    let opts = RunOptions {
+        force: args.force,
+        all: args.all,
+    };
+    let result = pipeline.run(&srcs, opts, &mut ui);
+    ui.finish();
+    let report = match result {
+        Ok(r) => r,
+        Err(e) => {
+            return Err(CliError::msg(format!("the run could not complete: {e}")));
+        }
+    };
+    report_blocklist(&ui, &report.blocklist);
+    // The day's digest so far: the items earlier digests of today
+    // delivered come first, in the order they were delivered, then this
+    // run's, each once. A rerun never writes a poorer digest, whatever R8
+    // or a 304 says of the source now.
+    let today = digest::parse_day(&day).ok().map(|d| digest::days(d, d));
+    let mut day_sources = report.sources.clone();
+    if !args.all {
+        for r in &mut day_sources {
+            let Some(today) = &today else { break };
+            match pipeline.store().day_items(&r.key, today) {
+                Ok(mut earlier) if !earlier.is_empty() => {
+                    let listed: std::collections::HashSet<String> =
+                        earlier.iter().map(|e| e.id.clone()).collect();
+                    r.items.retain(|i| !listed.contains(&i.id));
+                    earlier.append(&mut r.items);
+                    r.items = earlier;
+                }
+                Ok(_) => {}
+                Err(e) => ui.warn(&format!(
+                    "today's earlier items of `{}` could not be read ({e}); this digest lists \
+                     only this run's",
+                    r.name
+                )),
+            }
+        }
+    }
+    // Each section whole, as the store keeps it for `show`, then cut to
+    // the source's max_items.
+    let whole: Vec<SourceReport> = active
+        .iter()
+        .copied()
+        .zip(&day_sources)
+        .map(|(s, r)| to_report(s, r))
+        .collect();
+    let heads: Vec<DigestSource> = whole
+        .iter()
+        .zip(&day_sources)
+        .zip(&active)
+        .map(|((w, r), s)| DigestSource {
+            source: r.key.clone(),
+            name: w.name.clone(),
+            url: w.url.clone(),
+            tags: w.tags.clone(),
+            status: w.status.as_str().to_string(),
+            reason: w.reason.clone(),
+            method: w.method.clone(),
+            max_items: s.max_items.and_then(|n| u64::try_from(n).ok()),
+            written_at: Timestamp(0),
+        })
+        .collect();
+    let reports: Vec<SourceReport> = whole
+        .into_iter()
+        .zip(&active)
+        .map(|(w, s)| w.capped(s.max_items))
+        .collect();
+    for r in &reports {
+        // With -v every outcome was printed as it happened.
+        // A failed or deferred source is an error: `-q` (cron) must show
+        // it, or nobody hears of it.
+        if r.status.is_problem() && ui.verbose == 0 {
+            ui.error(&format!(
+                "source `{}` ({}): {}: {}",
+                r.name,
+                r.url,
+                r.status.as_str(),
+                r.reason.as_deref().unwrap_or("")
+            ));
+        }
+    }
+    let d = Digest::new(now, &day, args.all, reports);
+    let text = match format {
+        Format::Markdown => d.to_markdown(),
+        Format::Json => d.to_json(),
+    };
+    match &output {
+        Some(out) => {
+            if let Err(e) = digest::write_atomic(out, text.as_bytes()) {
+                return Err(CliError::msg(format!(
+                    "cannot write {}: {e}; this run's new items stay pending and the next \
+                     digest lists them",
+                    out.display()
+                )));
+            }
+        }
+        None => {
+            use std::io::Write;
+            let mut so = std::io::stdout().lock();
+            if let Err(e) = so.write_all(text.as_bytes()).and_then(|_| so.flush()) {
+                return Err(CliError::msg(format!(
+                    "cannot write the digest to standard output: {e}; this run's new items \
+                     stay pending and the next digest lists them"
+                )));
+            }
+        }
+    }
+    // The digest is delivered: only now do its items stop being new, and
+    // belong to today's digest. An `--all` digest is not the day's: its
+    // sections are not kept for `show`.
+    let delivered = report
+        .sources
+        .iter()
+        .flat_map(|s| s.items.iter().map(move |i| (s.key.as_str(), i.id.as_str())));
+    let at = Timestamp(u64::try_from(now).unwrap_or(0).saturating_mul(1000));
+    let heads = (!args.all).then_some(heads.as_slice());
+    if let Err(e) = pipeline.store().record_digest(&day, at, delivered, heads) {
+        ui.warn(&format!(
+            "the digest was written but its items could not be marked as reported ({e}); \
+             the next digest lists them again"
+        ));
+    }
+    let count = |st: Status| d.sources.iter().filter(|s| s.status == st).count();
+    let items: usize = d.sources.iter().map(|s| s.items.len()).sum();
+    let mut parts = vec![format!("{} ok", count(Status::Ok))];
+    for st in [
+        Status::Skipped,
+        Status::Denied,
+        Status::Deferred,
+        Status::LeftOut,
+        Status::Failed,
+    ] {
+        let n = count(st);
+        if n > 0 {
+            parts.push(format!("{n} {}", st.as_str().replace('_', " ")));
+        }
+    }
+    let plural =
+        |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+    ui.info(&format!(
+        "{}: {}; {items} {} {}; {}{}",
+        plural(d.sources.len(), "source", "sources"),
+        parts.join(", "),
+        if args.all { "listed" } else { "new" },
+        if items == 1 { "item" } else { "items" },
+        plural(report.requests as usize, "request", "requests"),
+        output
+            .as_ref()
+            .map(|o| format!("; digest written to {}", o.display()))
+            .unwrap_or_default()
+    ));
+    Ok(ExitCode::from(d.exit_code()))
+}

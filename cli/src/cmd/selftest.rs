@@ -1,0 +1,416 @@
+//! `wr-feeds selftest`: the live section 13 fixtures against the
+//! operator's site, through the production pipeline; its record is what
+//! `attest` reads.
+
+use crate::cmd::check::check_line;
+use crate::cmd::setup::{config, now_secs, open};
+use crate::digest;
+use crate::sources::Settings;
+use crate::ui::Ui;
+use crate::{CliError, CmdResult, Common};
+use serde::{Deserialize, Serialize};
+use std::process::ExitCode;
+use wr_core::constants::{SPEC_VERSION, TEST_FIXTURES_PATH, UA_TOKEN};
+use wr_core::robots::Policy;
+use wr_feeds::{CheckReport, FetchError, Pipeline};
+
+#[derive(clap::Args)]
+pub(crate) struct Args {
+    /// Print the recorded result as JSON instead of one line per expectation.
+    #[arg(long)]
+    pub(crate) json: bool,
+}
+
+/// What became of one expectation of the self-test.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Outcome {
+    /// Verified.
+    Pass,
+    /// Verified wrong.
+    Fail,
+    /// Not verified (counts as not passed).
+    Skip,
+}
+
+impl Outcome {
+    /// `pass`, `fail` or `skip`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Pass => "pass",
+            Outcome::Fail => "fail",
+            Outcome::Skip => "skip",
+        }
+    }
+}
+
+/// One expectation of the self-test.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Expectation {
+    /// Requirement(s) exercised, e.g. `R2`.
+    pub requirement: String,
+    /// Fixture or canary name.
+    pub check: String,
+    /// `pass`, `fail` or `skip` (not verified: counts as not passed).
+    pub outcome: Outcome,
+    /// What was expected and what happened.
+    pub detail: String,
+}
+
+/// A recorded self-test (`<state dir>/selftest.json`), read by `attest`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct SelftestRecord {
+    /// RFC 3339.
+    pub generated: String,
+    /// Unix seconds.
+    pub generated_unix: i64,
+    /// `wr-feeds` version.
+    pub tool_version: String,
+    /// Spec targeted.
+    pub spec: String,
+    /// Operator base the fixtures came from.
+    pub operator_base: String,
+    /// R13 tags sent (`impl`, `sha`, `spec`), if any.
+    pub r13: Option<[String; 3]>,
+    /// Every expectation passed.
+    pub passed: bool,
+    /// The expectations.
+    pub expectations: Vec<Expectation>,
+}
+
+/// Where the self-test record lives.
+pub const SELFTEST_FILE: &str = "selftest.json";
+
+struct Tally<'a> {
+    ui: &'a Ui,
+    list: Vec<Expectation>,
+    json: bool,
+    /// Standard output could not be written (e.g. a closed pipe).
+    out_failed: bool,
+}
+
+impl Tally<'_> {
+    fn add(&mut self, requirement: &str, check: &str, outcome: Outcome, detail: String) {
+        if !self.json && !self.out_failed {
+            let word = outcome.as_str().to_ascii_uppercase();
+            self.out_failed = !crate::ui::print_out(&format!(
+                "{}  {requirement:<4} {check}: {detail}\n",
+                self.ui.verdict(&word)
+            ));
+        }
+        self.list.push(Expectation {
+            requirement: requirement.into(),
+            check: check.into(),
+            outcome,
+            detail,
+        });
+    }
+    fn pass_fail(&mut self, requirement: &str, check: &str, ok: bool, detail: String) {
+        self.add(
+            requirement,
+            check,
+            if ok { Outcome::Pass } else { Outcome::Fail },
+            detail,
+        );
+    }
+}
+
+/// One gated GET; a state-store failure is reported as a failed fetch.
+fn gated(
+    p: &mut Pipeline,
+    url: &str,
+    accept: Option<&'static str>,
+    ui: &mut Ui,
+) -> Result<wr_feeds::Fetched, FetchError> {
+    p.fetch_gated(url, accept, ui).unwrap_or_else(|e| {
+        Err(FetchError::Failed {
+            url: url.to_string(),
+            reason: e.to_string(),
+        })
+    })
+}
+
+/// A section 5 operator document, parsed as JSON.
+fn operator_json(p: &mut Pipeline, path: &str, ui: &mut Ui) -> Result<serde_json::Value, String> {
+    let f = p
+        .fetch_operator(path, Some("application/json"), ui)
+        .map_err(|e| e.to_string())?
+        .map_err(|e| e.to_string())?;
+    if !(200..300).contains(&f.status) {
+        return Err(format!("{}: HTTP {}", f.final_url, f.status));
+    }
+    serde_json::from_slice(&f.body).map_err(|e| format!("{}: not JSON: {e}", f.final_url))
+}
+
+fn describe_fetch(r: &Result<wr_feeds::Fetched, FetchError>) -> String {
+    match r {
+        Ok(f) => format!("answered {}", f.status),
+        Err(e) => e.to_string(),
+    }
+}
+
+fn host_of(url: &str) -> String {
+    url::Url::parse(url)
+        .ok()
+        .and_then(|u| u.host_str().map(|h| h.to_ascii_lowercase()))
+        .unwrap_or_default()
+}
+
+/// `wr-feeds selftest`.
+pub fn run(args: &Args, common: &Common) -> CmdResult {
+    let mut ui = Ui::new(common.quiet, common.verbose);
+    let cfg = match config(common, &Settings::default()) {
+        Ok(c) => c,
+        Err(e) => {
+            return Err(CliError::msg(e));
+        }
+    };
+    let base = cfg.operator_base.clone();
+    let state_dir = cfg.state_dir.clone();
+    let r13 = cfg
+        .identity
+        .as_ref()
+        .map(|i| [i.implementation.clone(), i.sha.clone(), i.spec.clone()]);
+    let Some(mut p) = open(cfg, &ui) else {
+        return Err(CliError::Printed);
+    };
+    if let Some([i, s, v]) = &r13 {
+        ui.info(&format!(
+            "self-test against {base} (R13 tags on operator URLs: impl={i} sha={s} spec={v})"
+        ));
+    }
+    let mut t = Tally {
+        ui: &Ui::new(common.quiet, common.verbose),
+        list: Vec::new(),
+        json: args.json,
+        out_failed: false,
+    };
+    const ACCEPT: Option<&str> = Some("text/markdown");
+
+    // Section 13: the fixtures index.
+    let fixtures = match operator_json(&mut p, TEST_FIXTURES_PATH, &mut ui) {
+        Ok(v) => {
+            let contract = v["contract"].as_str().unwrap_or("");
+            let major =
+                wr_core::blocklist::contract_major(contract, "walsh-research-test-fixtures");
+            t.pass_fail(
+                "13",
+                "fixtures index",
+                major == Some(1),
+                format!("{base}{TEST_FIXTURES_PATH}: contract `{contract}` (expected walsh-research-test-fixtures/v1)"),
+            );
+            (major == Some(1)).then(|| v["fixtures"].clone())
+        }
+        Err(e) => {
+            t.pass_fail(
+                "13",
+                "fixtures index",
+                false,
+                format!("{base}{TEST_FIXTURES_PATH}: {e}"),
+            );
+            None
+        }
+    };
+    let fx = |k: &str| {
+        fixtures
+            .as_ref()
+            .and_then(|f| f[k].as_str())
+            .map(str::to_string)
+    };
+    let missing = |t: &mut Tally, req: &str, k: &str| {
+        t.pass_fail(req, k, false, "not in the fixtures index".to_string())
+    };
+
+    let fetched_ok = |r: &Result<wr_feeds::Fetched, FetchError>| matches!(r, Ok(f) if (200..300).contains(&f.status) || f.status == 304);
+    for (key, req, what) in [
+        (
+            "robots_allowed_sentinel",
+            "R2",
+            "fetched (200), allowed by robots.txt",
+        ),
+        (
+            "walsh_only_allowed",
+            "R2a",
+            "fetched (200): `*` is disallowed, the Walsh-Research group allows",
+        ),
+    ] {
+        match fx(key) {
+            Some(u) => {
+                let r = gated(&mut p, &u, ACCEPT, &mut ui);
+                let ok = fetched_ok(&r);
+                t.pass_fail(
+                    req,
+                    key,
+                    ok,
+                    format!("{u}: expected {what}; {}", describe_fetch(&r)),
+                );
+            }
+            None => missing(&mut t, req, key),
+        }
+    }
+    match fx("robots_disallowed") {
+        Some(u) => {
+            for rep in [u.clone(), format!("{u}.html"), format!("{u}.md")] {
+                let before = ui.requests.len();
+                let r = gated(&mut p, &rep, ACCEPT, &mut ui);
+                let sent = ui.requests[before..].iter().any(|x| x == &rep);
+                let ok = matches!(r, Err(FetchError::DeniedRobots { .. })) && !sent;
+                t.pass_fail(
+                    "R2",
+                    "robots_disallowed",
+                    ok,
+                    format!(
+                        "{rep}: expected refused at R2 without a request; {}",
+                        describe_fetch(&r)
+                    ),
+                );
+            }
+        }
+        None => missing(&mut t, "R2", "robots_disallowed"),
+    }
+    match fx("external_positive") {
+        Some(u) => {
+            let r = gated(&mut p, &u, ACCEPT, &mut ui);
+            let detail = format!("{u}: expected fetched (200); {}", describe_fetch(&r));
+            match &r {
+                _ if fetched_ok(&r) => t.add("R2", "external_positive", Outcome::Pass, detail),
+                Err(FetchError::Failed { .. } | FetchError::Deferred { .. }) => t.add(
+                    "R2",
+                    "external_positive",
+                    Outcome::Skip,
+                    format!("{detail} (unreachable from here: not verified)"),
+                ),
+                _ => t.add("R2", "external_positive", Outcome::Fail, detail),
+            }
+        }
+        None => missing(&mut t, "R2", "external_positive"),
+    }
+    match fx("operator_blocked_host") {
+        Some(h) => {
+            let u = format!("https://{h}/");
+            let r = gated(&mut p, &u, ACCEPT, &mut ui);
+            let host = h.to_ascii_lowercase();
+            let contacted = ui.requests.iter().any(|x| {
+                let xh = host_of(x);
+                xh == host || xh.ends_with(&format!(".{host}"))
+            });
+            let ok = matches!(r, Err(FetchError::DeniedBlocklist { .. })) && !contacted;
+            t.pass_fail(
+                "R3",
+                "operator_blocked_host",
+                ok,
+                format!(
+                    "{u}: expected refused at R3 with no request to {h}; {}{}",
+                    describe_fetch(&r),
+                    if contacted {
+                        " (but a request was sent to it)"
+                    } else {
+                        ""
+                    }
+                ),
+            );
+        }
+        None => missing(&mut t, "R3", "operator_blocked_host"),
+    }
+
+    // Section 16: the three canaries, from the operator's live robots.txt.
+    let robots_url = format!("{base}/robots.txt");
+    let robots = p
+        .fetch_operator("/robots.txt", Some("text/plain"), &mut ui)
+        .unwrap_or_else(|e| {
+            Err(FetchError::Failed {
+                url: robots_url.clone(),
+                reason: e.to_string(),
+            })
+        });
+    let body = match &robots {
+        Ok(f) if (200..300).contains(&f.status) => Some(f.body.clone()),
+        _ => None,
+    };
+    for (canary, walsh_allowed, star_allowed) in [
+        ("dogfood-disallow", false, true),
+        ("dogfood-allow", true, true),
+        ("dogfood-walsh-only", true, false),
+    ] {
+        let path = format!("/research/bots/{canary}");
+        let url = format!("{base}{path}");
+        let Some(body) = &body else {
+            t.pass_fail(
+                "16",
+                canary,
+                false,
+                format!("{robots_url}: {}", describe_fetch(&robots)),
+            );
+            continue;
+        };
+        let walsh = Policy::parse(body, UA_TOKEN);
+        let star = Policy::parse(body, "SomeOtherBot");
+        let (w, s) = (walsh.check(&path), star.check(&path));
+        let gate = p.check(&url, &mut ui);
+        let gate_allowed = matches!(gate, Ok(CheckReport::Allowed { .. }));
+        let ok = w.allowed == walsh_allowed
+            && s.allowed == star_allowed
+            && gate_allowed == walsh_allowed;
+        let word = |a: bool| if a { "allowed" } else { "disallowed" };
+        let rule = |v: &wr_core::robots::Verdict<'_>| {
+            v.rule.map(|r| format!(" by {r}")).unwrap_or_default()
+        };
+        t.pass_fail(
+            "16",
+            canary,
+            ok,
+            format!(
+                "{path}: expected `*` {}, Walsh-Research {}; robots.txt says `*` {}{}, Walsh-Research {}{}; the gate {}",
+                word(star_allowed),
+                word(walsh_allowed),
+                word(s.allowed),
+                rule(&s),
+                word(w.allowed),
+                rule(&w),
+                match &gate {
+                    Ok(c) => check_line(c).split_whitespace().next().unwrap_or("").to_string(),
+                    Err(e) => format!("failed: {e}"),
+                }
+            ),
+        );
+    }
+
+    let passed = t.list.iter().all(|e| e.outcome == Outcome::Pass);
+    let count = |o: Outcome| t.list.iter().filter(|e| e.outcome == o).count();
+    let (n_pass, n_fail, n_skip) = (
+        count(Outcome::Pass),
+        count(Outcome::Fail),
+        count(Outcome::Skip),
+    );
+    let now = now_secs();
+    let record = SelftestRecord {
+        generated: digest::rfc3339(now),
+        generated_unix: now,
+        tool_version: env!("CARGO_PKG_VERSION").to_string(),
+        spec: SPEC_VERSION.to_string(),
+        operator_base: base,
+        r13,
+        passed,
+        expectations: t.list,
+    };
+    let text = serde_json::to_string_pretty(&record).unwrap_or_default();
+    let out_failed = t.out_failed;
+    let printed = !out_failed
+        && if args.json {
+            crate::ui::print_out(&format!("{text}\n"))
+        } else {
+            crate::ui::print_out(&format!(
+                "{n_pass} passed, {n_fail} failed, {n_skip} skipped\n"
+            ))
+        };
+    if let Err(e) = digest::write_atomic(&state_dir.join(SELFTEST_FILE), text.as_bytes()) {
+        ui.warn(&format!(
+            "cannot record the self-test in {}: {e}",
+            state_dir.display()
+        ));
+    }
+    if !printed {
+        return Err(CliError::Printed);
+    }
+    Ok(ExitCode::from(if passed { 0 } else { 1 }))
+}

@@ -1,0 +1,104 @@
+//! What every command that opens the state does first: the pipeline's
+//! configuration from flags, environment and `[settings]`, the pipeline
+//! opened (waiting for another run's lock, saying so), and how the
+//! blocklist's state is told.
+
+use crate::sources::Settings;
+use crate::ui::Ui;
+use crate::Common;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use wr_feeds::{BlocklistState, Config, ConnectTo, Pipeline};
+
+pub(crate) fn now_secs() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64)
+}
+
+/// The git commit the binary was built from (R13 `sha`), if known.
+fn build_sha() -> Option<&'static str> {
+    option_env!("WR_GIT_SHA").filter(|s| !s.is_empty())
+}
+
+/// Builds the pipeline configuration: flags, then the environment, then
+/// `[settings]`, then defaults.
+pub(crate) fn config(common: &Common, settings: &Settings) -> Result<Config, String> {
+    let dir = match (&common.state_dir, &settings.state_dir) {
+        (Some(d), _) if !d.as_os_str().is_empty() => d.clone(),
+        (_, Some(d)) => d.clone(),
+        _ => wr_feeds::config::default_state_dir().map_err(|e| e.to_string())?,
+    };
+    let mut cfg = Config::new(dir);
+    let env_base = std::env::var("WR_OPERATOR_BASE")
+        .ok()
+        .filter(|v| !v.is_empty());
+    if let Some(base) = env_base.as_deref() {
+        cfg.set_operator_base(base)
+            .map_err(|e| format!("WR_OPERATOR_BASE: {e}"))?;
+    } else if let Some(base) = settings.operator_base.as_deref() {
+        cfg.set_operator_base(base)
+            .map_err(|e| format!("`operator_base` in [settings]: {e}"))?;
+    }
+    for c in &common.connect_to {
+        cfg.connect_to
+            .push(c.parse::<ConnectTo>().map_err(|e| e.to_string())?);
+    }
+    if let Some(t) = settings.timeout_secs {
+        cfg.timeouts.request = Duration::from_secs(t);
+    }
+    if let (Some(id), Some(sha)) = (cfg.identity.as_mut(), build_sha()) {
+        if std::env::var("GITHUB_SHA").map_or(true, |s| s.is_empty()) {
+            id.sha = sha.to_string();
+        }
+    }
+    Ok(cfg)
+}
+
+pub(crate) fn open(cfg: Config, ui: &Ui) -> Option<Pipeline> {
+    let dir = cfg.state_dir.clone();
+    let patience = cfg.lock_wait.as_secs() / 60;
+    let mut on_wait = |lock: &std::path::Path| {
+        ui.warn(&format!(
+            "another wr-feeds run is using {} ({}); waiting for it to finish (up to {patience} min)",
+            dir.display(),
+            lock.display()
+        ))
+    };
+    match Pipeline::open_waiting(cfg, &mut on_wait) {
+        Ok(p) => Some(p),
+        Err(e) => {
+            ui.error(&format!("cannot open the state in {}: {e}", dir.display()));
+            None
+        }
+    }
+}
+
+fn domains(n: usize) -> String {
+    if n == 1 {
+        "1 domain".to_string()
+    } else {
+        format!("{n} domains")
+    }
+}
+
+pub(crate) fn report_blocklist(ui: &Ui, state: &BlocklistState) {
+    match state {
+        // Not quiet: the pipeline's own notice has said it already.
+        BlocklistState::Fallback { reason } if ui.quiet => ui.error(&format!(
+            "the operator blocklist could not be fetched and none was ever adopted ({reason}): \
+             no out-of-band opt-out is known yet (R3b fail-open)"
+        )),
+        // The pipeline's notice has said it (a warning, hidden by -q):
+        // saying it here too printed it twice (issue #12).
+        BlocklistState::Retained { .. } => {}
+        BlocklistState::Unavailable { reason } if ui.quiet => ui.error(&format!(
+            "the operator blocklist could not be obtained and no usable copy exists ({reason}): \
+             targets were deferred, not fetched without it (R3)"
+        )),
+        BlocklistState::Fresh { entries } | BlocklistState::Cached { entries } => {
+            ui.detail(1, &format!("operator blocklist: {}", domains(*entries)))
+        }
+        BlocklistState::Unavailable { .. } => {}
+        BlocklistState::Fallback { .. } | BlocklistState::Unknown => {}
+    }
+}
