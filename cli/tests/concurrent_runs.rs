@@ -85,8 +85,8 @@ fn three_processes_on_one_state_directory_keep_r4_and_r8() {
         assert!(
             gap >= Duration::from_millis(1990),
             "{} then {} after {gap:?}",
-            pair[0].url,
-            pair[1].url
+            pair[0].target,
+            pair[1].target
         );
     }
     for i in 0..FEEDS.len() {

@@ -153,7 +153,7 @@ fn first_run_second_run_r8_skip_and_all() {
     // after the page was asked for as markdown.
     for h in &hosts {
         for r in h.requests() {
-            assert_eq!(r.header("User-Agent"), Some(UA), "{} {}", h.name, r.url);
+            assert_eq!(r.header("User-Agent"), Some(UA), "{} {}", h.name, r.target);
         }
     }
     let blog_paths: Vec<String> = s
@@ -364,7 +364,7 @@ fn check_answers_without_fetching_the_target() {
         assert!(
             !r.path().starts_with("/research/"),
             "a target was fetched: {}",
-            r.url
+            r.target
         );
     }
     let o = wr(&state, &s.hosts(), &["check", "notaurl"]);
@@ -673,7 +673,13 @@ feed = "http://cut-disallow.test/news.xml"
             host.name
         );
         for r in host.requests() {
-            assert_eq!(r.header("User-Agent"), Some(UA), "{}{}", host.name, r.url);
+            assert_eq!(
+                r.header("User-Agent"),
+                Some(UA),
+                "{}{}",
+                host.name,
+                r.target
+            );
         }
     }
 }

@@ -49,22 +49,26 @@ fn selftest_passes_against_the_replica_and_tags_operator_requests() {
     let allow = op.wal.requests_to("/research/bots/dogfood-allow");
     assert_eq!(allow.len(), 1);
     assert!(
-        allow[0].url.contains("impl="),
+        allow[0].target.contains("impl="),
         "canary pages are tagged: {}",
-        allow[0].url
+        allow[0].target
     );
     // R13: the operator's compliance URLs carry impl, sha and spec.
     let fixtures = op
         .wal
         .requests_to("/.well-known/walsh-research/test-fixtures.json");
-    let q = fixtures[0].url.split_once('?').map(|x| x.1).unwrap_or("");
+    let q = fixtures[0]
+        .target
+        .split_once('?')
+        .map(|x| x.1)
+        .unwrap_or("");
     assert!(
         q.contains("impl=") && q.contains("sha=") && q.contains("spec="),
         "{q}"
     );
     // The publisher page is not an operator URL: no tags.
     for r in op.pypi.requests() {
-        assert!(!r.url.contains("impl="), "{}", r.url);
+        assert!(!r.target.contains("impl="), "{}", r.target);
     }
 
     // attest: the vectors and in-process checks pass, and so does the

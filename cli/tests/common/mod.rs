@@ -1,4 +1,4 @@
-//! Loopback replicas for the end-to-end tests: one tiny_http server per
+//! Loopback replicas for the end-to-end tests: one recording server per
 //! host name, reached with `--connect-to NAME:80:127.0.0.1:PORT`, each
 //! recording every request. Serves the operator site (test-fixtures.json,
 //! blocklist.json with its inline schema, robots.txt with the section 16
@@ -11,29 +11,11 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
+use wr_conformance::faults::{Fault, FaultServer};
 
-/// A recorded request.
-#[derive(Debug, Clone)]
-pub struct Req {
-    pub method: String,
-    /// Path and query as sent.
-    pub url: String,
-    pub headers: Vec<(String, String)>,
-    /// When the request arrived.
-    pub at: std::time::Instant,
-}
-
-impl Req {
-    pub fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(k, _)| k.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.as_str())
-    }
-    pub fn path(&self) -> &str {
-        self.url.split('?').next().unwrap_or(&self.url)
-    }
-}
+/// A recorded request: wr-conformance's recording server's record
+/// (method, host, target, headers, arrival instant).
+pub use wr_conformance::faults::Request as Req;
 
 /// A canned response.
 #[derive(Debug, Clone)]
@@ -75,64 +57,34 @@ impl Route {
     }
 }
 
-/// One loopback host.
+/// One loopback host: wr-conformance's recording server (the one every
+/// suite uses), answering from a route table.
 pub struct Host {
     pub name: String,
     pub port: u16,
-    log: Arc<Mutex<Vec<Req>>>,
     routes: Arc<Mutex<HashMap<String, Route>>>,
-    /// Requests being answered now, and the most there ever were.
-    in_flight: Arc<std::sync::atomic::AtomicUsize>,
-    peak: Arc<std::sync::atomic::AtomicUsize>,
+    server: FaultServer,
 }
 
 impl Host {
     pub fn start(name: &str) -> Host {
-        let server = tiny_http::Server::http("127.0.0.1:0").expect("bind loopback");
-        let port = server.server_addr().to_ip().expect("ip address").port();
-        let log: Arc<Mutex<Vec<Req>>> = Arc::default();
         let routes: Arc<Mutex<HashMap<String, Route>>> = Arc::default();
-        let in_flight: Arc<std::sync::atomic::AtomicUsize> = Arc::default();
-        let peak: Arc<std::sync::atomic::AtomicUsize> = Arc::default();
-        let (l, r) = (log.clone(), routes.clone());
-        let (inf, pk) = (in_flight.clone(), peak.clone());
-        std::thread::spawn(move || {
-            for req in server.incoming_requests() {
-                let rec = Req {
-                    method: req.method().to_string(),
-                    url: req.url().to_string(),
-                    headers: req
-                        .headers()
-                        .iter()
-                        .map(|h| (h.field.to_string(), h.value.to_string()))
-                        .collect(),
-                    at: std::time::Instant::now(),
-                };
-                let route = {
-                    let routes = r.lock().unwrap();
-                    routes
-                        .get(&rec.url)
-                        .or_else(|| routes.get(rec.path()))
-                        .cloned()
-                };
-                l.lock().unwrap().push(rec.clone());
-                use std::sync::atomic::Ordering::SeqCst;
-                let now = inf.fetch_add(1, SeqCst) + 1;
-                pk.fetch_max(now, SeqCst);
-                let inf = inf.clone();
-                std::thread::spawn(move || {
-                    respond(req, &rec, route);
-                    inf.fetch_sub(1, SeqCst);
-                });
-            }
+        let r = routes.clone();
+        let server = FaultServer::start_with(move |req: &Req| {
+            let route = {
+                let routes = r.lock().unwrap();
+                routes
+                    .get(&req.target)
+                    .or_else(|| routes.get(req.path()))
+                    .cloned()
+            };
+            respond(req, route)
         });
         Host {
             name: name.into(),
-            port,
-            log,
+            port: server.port(),
             routes,
-            in_flight,
-            peak,
+            server,
         }
     }
 
@@ -143,11 +95,11 @@ impl Host {
 
     /// The most requests this host was ever answering at once.
     pub fn peak_in_flight(&self) -> usize {
-        self.peak.load(std::sync::atomic::Ordering::SeqCst)
+        self.server.peak_in_flight()
     }
 
     pub fn requests(&self) -> Vec<Req> {
-        self.log.lock().unwrap().clone()
+        self.server.requests()
     }
 
     pub fn requests_to(&self, path: &str) -> Vec<Req> {
@@ -167,37 +119,32 @@ impl Host {
     }
 }
 
-fn respond(req: tiny_http::Request, rec: &Req, route: Option<Route>) {
+/// The answer of `route` to `rec`: a 304 when a validator matches (the
+/// ETag, else Last-Modified when no ETag was sent), 404 without a route.
+fn respond(rec: &Req, route: Option<Route>) -> Fault {
     let Some(route) = route else {
-        let _ = req.respond(tiny_http::Response::from_string("not found").with_status_code(404));
-        return;
+        return Fault::typed(404, "text/plain", "not found");
     };
-    if let Some(d) = route.delay {
-        std::thread::sleep(d);
-    }
     let not_modified = match (&route.etag, rec.header("If-None-Match")) {
         (Some(e), Some(h)) => h.split(',').any(|x| x.trim() == e),
         _ => false,
     } || matches!((&route.last_modified, rec.header("If-Modified-Since"), rec.header("If-None-Match")),
         (Some(lm), Some(h), None) if lm == h);
-    let mut resp = if not_modified {
-        tiny_http::Response::from_data(Vec::new()).with_status_code(304)
+    let mut answer = if not_modified {
+        Fault::typed(304, &route.content_type, Vec::new())
     } else {
-        tiny_http::Response::from_data(route.body.clone()).with_status_code(route.status)
+        Fault::typed(route.status, &route.content_type, route.body.clone())
     };
-    let mut add = |k: &str, v: &str| {
-        if let Ok(h) = tiny_http::Header::from_bytes(k.as_bytes(), v.as_bytes()) {
-            resp.add_header(h);
-        }
-    };
-    add("Content-Type", &route.content_type);
     if let Some(e) = &route.etag {
-        add("ETag", e);
+        answer = answer.with_header("ETag", e);
     }
     if let Some(lm) = &route.last_modified {
-        add("Last-Modified", lm);
+        answer = answer.with_header("Last-Modified", lm);
     }
-    let _ = req.respond(resp);
+    match route.delay {
+        Some(d) => answer.after(d),
+        None => answer,
+    }
 }
 
 pub fn data(rel: &str) -> Vec<u8> {

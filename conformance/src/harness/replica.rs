@@ -20,14 +20,12 @@
 //! The HTTP/1.1 responder is deliberately minimal: one request per
 //! connection (`Connection: close`), GET only, bodies from fixed routes.
 
+use crate::faults::{Fault, FaultServer};
 use crate::harness::checks::{Check, BLOCKLIST_DOC, BLOCKLIST_SCHEMA};
 use std::collections::BTreeMap;
-use std::io::{Read, Write};
-use std::net::{Shutdown, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU8, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
-use std::thread::JoinHandle;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 use wr_core::constants::{BLOCKLIST_PATH, BLOCKLIST_SCHEMA_PATH};
 use wr_feeds::{
@@ -37,26 +35,8 @@ use wr_feeds::{
 
 // ---- the responder ---------------------------------------------------------
 
-/// A request as the server read it.
-#[derive(Debug, Clone)]
-pub struct Request {
-    /// Host header without the port, lower case.
-    pub host: String,
-    /// Request target (path and query).
-    pub target: String,
-    /// Headers as sent.
-    pub headers: Vec<(String, String)>,
-}
-
-impl Request {
-    /// A header's value.
-    pub fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(k, _)| k.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.as_str())
-    }
-}
+/// A request as the server read it: the recording server's record.
+pub use crate::faults::Request;
 
 /// An answer.
 #[derive(Debug, Clone)]
@@ -83,6 +63,16 @@ impl Reply {
     }
 }
 
+impl From<Reply> for Fault {
+    fn from(r: Reply) -> Fault {
+        Fault::Answer {
+            status: r.status,
+            headers: r.headers.iter().map(|(k, v)| format!("{k}: {v}")).collect(),
+            body: r.body,
+        }
+    }
+}
+
 /// One exchange in the log.
 #[derive(Debug, Clone)]
 pub struct Hit {
@@ -97,67 +87,53 @@ pub struct Hit {
     pub end: Instant,
 }
 
-type Handler = Arc<dyn Fn(&Request) -> Reply + Send + Sync>;
-
 /// How long each answer is held: the window in which a second, concurrent
 /// request would be seen overlapping.
 const HOLD: Duration = Duration::from_millis(10);
-/// Largest request head read.
-const MAX_HEAD: usize = 32 * 1024;
 
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-/// A loopback HTTP/1.1 server on 127.0.0.1 recording every request.
+/// The replica's server: wr-conformance's recording server (the one every
+/// test suite uses), holding each answer [`HOLD`] and refusing what is not
+/// a GET of a path.
 pub struct Server {
-    port: u16,
-    hits: Arc<Mutex<Vec<Hit>>>,
-    stop: Arc<AtomicBool>,
-    thread: Option<JoinHandle<()>>,
+    inner: FaultServer,
 }
 
 impl Server {
-    /// Binds 127.0.0.1 on a free port and serves `handler` on a thread
-    /// (one thread per connection, so concurrent requests would overlap
-    /// in the log rather than queue unseen).
+    /// Binds 127.0.0.1 on a free port and serves `handler`, one thread per
+    /// connection.
     pub fn start(
         handler: impl Fn(&Request) -> Reply + Send + Sync + 'static,
     ) -> std::io::Result<Server> {
-        let listener = TcpListener::bind("127.0.0.1:0")?;
-        let port = listener.local_addr()?.port();
-        let hits: Arc<Mutex<Vec<Hit>>> = Arc::default();
-        let stop = Arc::new(AtomicBool::new(false));
-        let handler: Handler = Arc::new(handler);
-        let (h, s) = (hits.clone(), stop.clone());
-        let thread = std::thread::spawn(move || {
-            for conn in listener.incoming() {
-                if s.load(Ordering::SeqCst) {
-                    break;
-                }
-                let Ok(stream) = conn else { continue };
-                let (h, handler) = (h.clone(), handler.clone());
-                std::thread::spawn(move || serve(stream, &handler, &h));
+        let inner = FaultServer::try_start_with(move |req: &Request| {
+            if req.method != "GET" || !req.target.starts_with('/') {
+                return Reply::status(400).into();
             }
-        });
-        Ok(Server {
-            port,
-            hits,
-            stop,
-            thread: Some(thread),
-        })
+            std::thread::sleep(HOLD);
+            handler(req).into()
+        })?;
+        Ok(Server { inner })
     }
 
-    /// Every exchange so far, in arrival order.
+    /// Every answered GET so far, in arrival order.
     pub fn hits(&self) -> Vec<Hit> {
-        let mut v = lock(&self.hits).clone();
-        v.sort_by_key(|h| h.start);
-        v
+        self.inner
+            .exchanges()
+            .into_iter()
+            .filter(|e| e.req.method == "GET" && e.req.target.starts_with('/'))
+            .filter_map(|e| {
+                Some(Hit {
+                    status: e.status?,
+                    start: e.req.at,
+                    end: e.answered?,
+                    req: e.req,
+                })
+            })
+            .collect()
     }
 
     /// The port it listens on (on 127.0.0.1).
     pub fn port(&self) -> u16 {
-        self.port
+        self.inner.port()
     }
 
     /// Sends every host and port here.
@@ -166,119 +142,9 @@ impl Server {
             from_host: None,
             from_port: None,
             to_host: Some("127.0.0.1".to_string()),
-            to_port: Some(self.port),
+            to_port: Some(self.port()),
         }
     }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::SeqCst);
-        // Wake the accept loop.
-        let _ = TcpStream::connect(("127.0.0.1", self.port));
-        if let Some(t) = self.thread.take() {
-            let _ = t.join();
-        }
-    }
-}
-
-fn read_head(stream: &mut TcpStream) -> Option<Vec<u8>> {
-    let mut buf = Vec::new();
-    let mut chunk = [0u8; 4096];
-    loop {
-        let n = stream.read(&mut chunk).ok()?;
-        if n == 0 {
-            return None;
-        }
-        buf.extend_from_slice(&chunk[..n]);
-        if let Some(i) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
-            buf.truncate(i);
-            return Some(buf);
-        }
-        if buf.len() > MAX_HEAD {
-            return None;
-        }
-    }
-}
-
-fn parse_head(head: &[u8]) -> Option<Request> {
-    let text = String::from_utf8_lossy(head);
-    let mut lines = text.split("\r\n");
-    let mut first = lines.next()?.split(' ');
-    let method = first.next()?;
-    let target = first.next()?.to_string();
-    if method != "GET" || !target.starts_with('/') {
-        return None;
-    }
-    let headers: Vec<(String, String)> = lines
-        .filter_map(|l| l.split_once(':'))
-        .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
-        .collect();
-    let host = headers
-        .iter()
-        .find(|(k, _)| k.eq_ignore_ascii_case("host"))
-        .map(|(_, v)| match v.rsplit_once(':') {
-            Some((h, p)) if p.bytes().all(|b| b.is_ascii_digit()) => h.to_ascii_lowercase(),
-            _ => v.to_ascii_lowercase(),
-        })
-        .unwrap_or_default();
-    Some(Request {
-        host,
-        target,
-        headers,
-    })
-}
-
-fn reason(status: u16) -> &'static str {
-    match status {
-        200 => "OK",
-        304 => "Not Modified",
-        400 => "Bad Request",
-        404 => "Not Found",
-        500 => "Internal Server Error",
-        503 => "Service Unavailable",
-        _ => "Status",
-    }
-}
-
-fn serve(mut stream: TcpStream, handler: &Handler, hits: &Mutex<Vec<Hit>>) {
-    let _ = stream.set_read_timeout(Some(Duration::from_secs(5)));
-    let _ = stream.set_write_timeout(Some(Duration::from_secs(5)));
-    let Some(head) = read_head(&mut stream) else {
-        return;
-    };
-    let reply = match parse_head(&head) {
-        Some(req) => {
-            let start = Instant::now();
-            std::thread::sleep(HOLD);
-            let reply = handler(&req);
-            let end = Instant::now();
-            lock(hits).push(Hit {
-                req,
-                status: reply.status,
-                start,
-                end,
-            });
-            reply
-        }
-        None => Reply::status(400),
-    };
-    let mut out = format!("HTTP/1.1 {} {}\r\n", reply.status, reason(reply.status));
-    if reply.status != 304 {
-        out.push_str(&format!("Content-Length: {}\r\n", reply.body.len()));
-    }
-    out.push_str("Connection: close\r\n");
-    for (k, v) in &reply.headers {
-        out.push_str(&format!("{k}: {v}\r\n"));
-    }
-    out.push_str("\r\n");
-    let mut bytes = out.into_bytes();
-    if reply.status != 304 {
-        bytes.extend_from_slice(&reply.body);
-    }
-    let _ = stream.write_all(&bytes);
-    let _ = stream.flush();
-    let _ = stream.shutdown(Shutdown::Write);
 }
 
 // ---- the replica sites -----------------------------------------------------
@@ -573,7 +439,7 @@ fn wire_scenario() -> Result<Wire, Setup> {
     let mut marks = Vec::new();
     for (phase, force) in [(1u8, false), (2, true), (3, false)] {
         state.phase.store(phase, Ordering::SeqCst);
-        marks.push(lock(&server.hits).len());
+        marks.push(server.hits().len());
         // A fresh pipeline each time: only the state directory carries
         // anything from one run to the next (R11).
         let cfg = config(&dir.0, &server, Arc::new(SystemClock::new()));
@@ -1220,7 +1086,7 @@ fn schema_scenario() -> Result<SchemaRun, Setup> {
     for (d, advance, down) in plan {
         clock.advance(advance);
         schema_down.store(down, Ordering::SeqCst);
-        let before = lock(&server.hits).len();
+        let before = server.hits().len();
         let cfg = config(d, &server, clock.clone());
         let step = match Pipeline::open(cfg) {
             Ok(mut p) => {
@@ -1319,22 +1185,13 @@ fn schema_checks(s: &SchemaRun) -> (Vec<Check>, Vec<Check>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::io::{Read, Write};
+    use std::net::TcpStream;
 
     #[test]
-    fn responder_parses_and_refuses_without_panicking() {
-        let r = parse_head(b"GET /a?b HTTP/1.1\r\nHost: Feed.Test:8080\r\nAccept: x").unwrap();
-        assert_eq!((r.host.as_str(), r.target.as_str()), ("feed.test", "/a?b"));
-        assert_eq!(r.header("accept"), Some("x"));
-        assert!(parse_head(b"POST / HTTP/1.1").is_none());
-        assert!(parse_head(b"GET http://x/ HTTP/1.1").is_none());
-        assert!(parse_head(b"").is_none());
-        assert!(parse_head(&[0xff, 0xfe, b' ', b'/']).is_none());
-    }
-
-    #[test]
-    fn server_answers_and_records() {
+    fn server_answers_records_and_refuses_what_is_not_a_get() {
         let s = Server::start(|r| Reply::new(200, "text/plain", r.target.clone())).unwrap();
-        let mut c = TcpStream::connect(("127.0.0.1", s.port)).unwrap();
+        let mut c = TcpStream::connect(("127.0.0.1", s.port())).unwrap();
         c.write_all(b"GET /hello HTTP/1.1\r\nHost: x.test\r\nUser-Agent: u\r\n\r\n")
             .unwrap();
         let mut out = String::new();
@@ -1345,8 +1202,9 @@ mod tests {
         assert_eq!(hits.len(), 1);
         assert_eq!(hits[0].req.host, "x.test");
         assert!(hits[0].end >= hits[0].start + HOLD);
-        // Garbage is refused, not recorded, and the server keeps serving.
-        let mut c = TcpStream::connect(("127.0.0.1", s.port)).unwrap();
+        // Garbage is refused, not counted as a hit, and the server keeps
+        // serving.
+        let mut c = TcpStream::connect(("127.0.0.1", s.port())).unwrap();
         c.write_all(b"\x00\x01 nonsense\r\n\r\n").unwrap();
         let mut out = String::new();
         c.read_to_string(&mut out).unwrap();

@@ -9,35 +9,12 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+use wr_conformance::faults::{Fault, FaultServer};
 use wr_feeds::{Config, ConnectTo, Identity, Timeouts};
 
-/// One request as the server saw it.
-#[derive(Debug, Clone)]
-pub struct Recorded {
-    pub method: String,
-    /// Host header without the port.
-    pub host: String,
-    /// Path and query as sent.
-    pub target: String,
-    pub headers: Vec<(String, String)>,
-    pub at: Instant,
-}
-
-impl Recorded {
-    pub fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(k, _)| k.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.as_str())
-    }
-    /// The path without the query.
-    pub fn path(&self) -> &str {
-        self.target.split('?').next().unwrap_or("")
-    }
-    pub fn query(&self) -> Option<&str> {
-        self.target.split_once('?').map(|(_, q)| q)
-    }
-}
+/// One request as the server saw it (method, host without the port,
+/// target, headers, arrival instant): the one recording server's record.
+pub use wr_conformance::faults::Request as Recorded;
 
 /// A reply.
 #[derive(Debug, Clone)]
@@ -81,71 +58,38 @@ impl Reply {
     }
 }
 
-pub type Handler = Arc<dyn Fn(&Recorded) -> Reply + Send + Sync>;
+impl From<Reply> for Fault {
+    fn from(r: Reply) -> Fault {
+        let answer = Fault::Answer {
+            status: r.status,
+            headers: r.headers.iter().map(|(k, v)| format!("{k}: {v}")).collect(),
+            body: r.body,
+        };
+        match r.delay {
+            Some(d) => answer.after(d),
+            None => answer,
+        }
+    }
+}
 
-/// A plain-HTTP loopback server (tiny_http), one thread.
+/// A plain-HTTP loopback server: wr-conformance's recording server (the
+/// one every suite uses), answering with `handler`.
 pub struct TestServer {
     pub port: u16,
-    log: Arc<Mutex<Vec<Recorded>>>,
-    server: Arc<tiny_http::Server>,
+    inner: FaultServer,
 }
 
 impl TestServer {
     pub fn start(handler: impl Fn(&Recorded) -> Reply + Send + Sync + 'static) -> TestServer {
-        let handler: Handler = Arc::new(handler);
-        let server = Arc::new(tiny_http::Server::http("127.0.0.1:0").expect("bind"));
-        let port = server.server_addr().to_ip().expect("ip").port();
-        let log = Arc::new(Mutex::new(Vec::new()));
-        let (s, l) = (server.clone(), log.clone());
-        std::thread::spawn(move || {
-            for mut req in s.incoming_requests() {
-                let at = Instant::now();
-                let headers: Vec<(String, String)> = req
-                    .headers()
-                    .iter()
-                    .map(|h| (h.field.to_string(), h.value.to_string()))
-                    .collect();
-                let host = headers
-                    .iter()
-                    .find(|(k, _)| k.eq_ignore_ascii_case("host"))
-                    .map(|(_, v)| {
-                        v.rsplit_once(':')
-                            .map_or(v.as_str(), |(h, _)| h)
-                            .to_string()
-                    })
-                    .unwrap_or_default();
-                let rec = Recorded {
-                    method: req.method().to_string(),
-                    host,
-                    target: req.url().to_string(),
-                    headers,
-                    at,
-                };
-                let mut sink = Vec::new();
-                let _ = req.as_reader().read_to_end(&mut sink);
-                l.lock().unwrap().push(rec.clone());
-                let handler = handler.clone();
-                std::thread::spawn(move || {
-                    let reply = handler(&rec);
-                    if let Some(d) = reply.delay {
-                        std::thread::sleep(d);
-                    }
-                    let mut resp =
-                        tiny_http::Response::from_data(reply.body).with_status_code(reply.status);
-                    for (k, v) in &reply.headers {
-                        if let Ok(h) = tiny_http::Header::from_bytes(k.as_bytes(), v.as_bytes()) {
-                            resp.add_header(h);
-                        }
-                    }
-                    let _ = req.respond(resp);
-                });
-            }
-        });
-        TestServer { port, log, server }
+        let inner = FaultServer::start_with(move |r: &Recorded| handler(r).into());
+        TestServer {
+            port: inner.port(),
+            inner,
+        }
     }
 
     pub fn requests(&self) -> Vec<Recorded> {
-        self.log.lock().unwrap().clone()
+        self.inner.requests()
     }
 
     pub fn requests_to(&self, host: &str) -> Vec<Recorded> {
@@ -156,18 +100,17 @@ impl TestServer {
     }
 
     pub fn clear(&self) {
-        self.log.lock().unwrap().clear();
+        self.inner.clear();
+    }
+
+    /// The most requests it was ever answering at once.
+    pub fn peak_in_flight(&self) -> usize {
+        self.inner.peak_in_flight()
     }
 
     /// `host:80` goes to this server.
     pub fn connect(&self, host: &str) -> ConnectTo {
         ConnectTo::new(host, 80, "127.0.0.1", self.port)
-    }
-}
-
-impl Drop for TestServer {
-    fn drop(&mut self) {
-        self.server.unblock();
     }
 }
 
