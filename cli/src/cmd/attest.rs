@@ -19,6 +19,7 @@ use std::path::Path;
 use std::process::ExitCode;
 use wr_conformance::harness::checks::{self, Check};
 use wr_conformance::harness::replica::{self as loopback, Outcome};
+use wr_conformance::harness::Requirement;
 use wr_core::constants::{OPERATOR_BASE, SPEC_VERSION, USER_AGENT};
 
 #[derive(clap::Args)]
@@ -118,31 +119,31 @@ pub fn attestation(state_dir: &Path, now: i64, wire: &Outcome) -> serde_json::Va
         Err(e) => part(false, e.clone()),
     };
 
-    let mut checks: BTreeMap<&'static str, Vec<Check>> = BTreeMap::new();
-    checks.insert("R1", checks::r1());
-    checks.insert("R2", checks::r2());
-    checks.insert("R2a", checks::r2a());
-    checks.insert("R2b", checks::r2b());
-    checks.insert("R2c", checks::r2c());
-    checks.insert("R2d", checks::r2d());
-    checks.insert("R3c", checks::r3c());
-    checks.insert("R4", checks::r4());
-    checks.insert("R5", checks::r5());
-    checks.insert("R10", checks::r10_validation());
-    checks.insert("R12", checks::r12());
-    let c = |k: &str| from_checks(checks.get(k).map_or(&[][..], |v| v.as_slice()));
+    let mut checks: BTreeMap<Requirement, Vec<Check>> = BTreeMap::new();
+    checks.insert(Requirement::R1, checks::r1());
+    checks.insert(Requirement::R2, checks::r2());
+    checks.insert(Requirement::R2a, checks::r2a());
+    checks.insert(Requirement::R2b, checks::r2b());
+    checks.insert(Requirement::R2c, checks::r2c());
+    checks.insert(Requirement::R2d, checks::r2d());
+    checks.insert(Requirement::R3c, checks::r3c());
+    checks.insert(Requirement::R4, checks::r4());
+    checks.insert(Requirement::R5, checks::r5());
+    checks.insert(Requirement::R10, checks::r10_validation());
+    checks.insert(Requirement::R12, checks::r12());
+    let c = |k: Requirement| from_checks(checks.get(&k).map_or(&[][..], |v| v.as_slice()));
     // The loopback run: required where only it can prove a part, added
     // where it observes on the wire what other checks already prove.
-    let required = |k: &str| match wire {
-        Outcome::Ran(r) => from_checks(r.checks.get(k).map_or(&[][..], |v| v.as_slice())),
+    let required = |k: Requirement| match wire {
+        Outcome::Ran(r) => from_checks(r.checks.get(&k).map_or(&[][..], |v| v.as_slice())),
         Outcome::Skipped(why) => missing(format!(
             "the loopback end-to-end run, which checks it, did not run ({why}); \
              the test suite covers it (docs/conformance.md)"
         )),
     };
-    let added = |k: &str| match wire {
+    let added = |k: Requirement| match wire {
         Outcome::Ran(r) => vec![from_checks(
-            r.checks.get(k).map_or(&[][..], |v| v.as_slice()),
+            r.checks.get(&k).map_or(&[][..], |v| v.as_slice()),
         )],
         Outcome::Skipped(_) => Vec::new(),
     };
@@ -151,27 +152,36 @@ pub fn attestation(state_dir: &Path, now: i64, wire: &Outcome) -> serde_json::Va
         v.extend(extra);
         v
     };
-    let mut claims: Vec<(&str, Vec<Part>)> = vec![
-        ("R1", with(vec![c("R1")], added("R1"))),
+    let mut claims: Vec<(Requirement, Vec<Part>)> = vec![
         (
-            "R2",
+            Requirement::R1,
+            with(vec![c(Requirement::R1)], added(Requirement::R1)),
+        ),
+        (
+            Requirement::R2,
             with(
                 vec![
                     vector("12.1"),
                     vector("12.2"),
                     vector("16"),
-                    c("R2"),
+                    c(Requirement::R2),
                     live_part(),
                 ],
-                added("R2"),
+                added(Requirement::R2),
             ),
         ),
-        ("R2a", vec![vector("12.1"), vector("16"), c("R2a")]),
-        ("R2b", vec![vector("12.2"), c("R2b")]),
-        ("R2c", vec![c("R2c")]),
-        ("R2d", with(vec![c("R2d")], added("R2d"))),
         (
-            "R3",
+            Requirement::R2a,
+            vec![vector("12.1"), vector("16"), c(Requirement::R2a)],
+        ),
+        (Requirement::R2b, vec![vector("12.2"), c(Requirement::R2b)]),
+        (Requirement::R2c, vec![c(Requirement::R2c)]),
+        (
+            Requirement::R2d,
+            with(vec![c(Requirement::R2d)], added(Requirement::R2d)),
+        ),
+        (
+            Requirement::R3,
             with(
                 vec![{
                     let mut p = live_part();
@@ -182,30 +192,45 @@ pub fn attestation(state_dir: &Path, now: i64, wire: &Outcome) -> serde_json::Va
                     );
                     p
                 }],
-                added("R3"),
+                added(Requirement::R3),
             ),
         ),
-        ("R3a", vec![vector("12.3")]),
-        ("R3b", vec![required("R3b")]),
-        ("R3c", vec![c("R3c")]),
-        ("R4", vec![c("R4"), required("R4")]),
-        ("R5", with(vec![c("R5"), vector("12.5")], added("R5"))),
-        ("R6", vec![required("R6")]),
-        ("R7", vec![vector("12.4"), required("R7")]),
+        (Requirement::R3a, vec![vector("12.3")]),
+        (Requirement::R3b, vec![required(Requirement::R3b)]),
+        (Requirement::R3c, vec![c(Requirement::R3c)]),
         (
-            "R8",
+            Requirement::R4,
+            vec![c(Requirement::R4), required(Requirement::R4)],
+        ),
+        (
+            Requirement::R5,
+            with(
+                vec![c(Requirement::R5), vector("12.5")],
+                added(Requirement::R5),
+            ),
+        ),
+        (Requirement::R6, vec![required(Requirement::R6)]),
+        (
+            Requirement::R7,
+            vec![vector("12.4"), required(Requirement::R7)],
+        ),
+        (
+            Requirement::R8,
             vec![
-                required("R8"),
+                required(Requirement::R8),
                 missing(
                     "fetching daily or less depends on how often the binary is run \
                      (cron), which nothing inside it can show",
                 ),
             ],
         ),
-        ("R9", vec![required("R9")]),
-        ("R10", vec![c("R10"), required("R10")]),
-        ("R11", vec![required("R11")]),
-        ("R12", vec![c("R12")]),
+        (Requirement::R9, vec![required(Requirement::R9)]),
+        (
+            Requirement::R10,
+            vec![c(Requirement::R10), required(Requirement::R10)],
+        ),
+        (Requirement::R11, vec![required(Requirement::R11)]),
+        (Requirement::R12, vec![c(Requirement::R12)]),
     ];
     let tagged = matches!(&live, Ok(s) if s.r13.is_some());
     let mut r13 = live_part();
@@ -213,7 +238,7 @@ pub fn attestation(state_dir: &Path, now: i64, wire: &Outcome) -> serde_json::Va
         r13.text.push_str(", with impl/sha/spec tags");
     }
     r13.ok = tagged;
-    claims.push(("R13", vec![r13]));
+    claims.push((Requirement::R13, vec![r13]));
 
     let mut req = serde_json::Map::new();
     let mut ev = serde_json::Map::new();
@@ -224,13 +249,13 @@ pub fn attestation(state_dir: &Path, now: i64, wire: &Outcome) -> serde_json::Va
             .map(|p| p.text.as_str())
             .collect::<Vec<_>>()
             .join("; ");
-        req.insert(k.to_string(), json!(ok));
-        ev.insert(k.to_string(), json!(text));
+        req.insert(k.as_str().to_string(), json!(ok));
+        ev.insert(k.as_str().to_string(), json!(text));
     }
     let loopback = match wire {
         Outcome::Ran(r) => {
             for (k, list) in &r.checks {
-                checks.entry(k).or_default().extend(list.iter().cloned());
+                checks.entry(*k).or_default().extend(list.iter().cloned());
             }
             json!({
                 "ran": true,
@@ -304,13 +329,15 @@ mod tests {
 
     /// A loopback outcome whose checks all pass, except those of `failing`.
     fn ran(failing: &[&str]) -> Outcome {
-        let keys = [
-            "R1", "R2", "R2d", "R3", "R3b", "R4", "R5", "R6", "R7", "R8", "R9", "R10", "R11",
-        ];
+        use Requirement::*;
+        let keys = [R1, R2, R2d, R3, R3b, R4, R5, R6, R7, R8, R9, R10, R11];
         Outcome::Ran(loopback::Report {
             checks: keys
                 .iter()
-                .map(|&k| (k, vec![Check::new("wire", !failing.contains(&k), k.into())]))
+                .map(|&k| {
+                    let fails = failing.contains(&k.as_str());
+                    (k, vec![Check::new("wire", !fails, k.as_str().into())])
+                })
                 .collect(),
             requests: 1,
             elapsed: std::time::Duration::from_secs(1),

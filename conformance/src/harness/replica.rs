@@ -22,6 +22,7 @@
 
 use crate::faults::{Fault, FaultServer};
 use crate::harness::checks::{Check, BLOCKLIST_DOC, BLOCKLIST_SCHEMA};
+use crate::harness::Requirement;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU8, AtomicUsize, Ordering};
@@ -325,8 +326,8 @@ fn wire_site(state: &WireState, r: &Request) -> Reply {
 /// What the loopback run established, per requirement.
 #[derive(Debug, Clone)]
 pub struct Report {
-    /// Checks per requirement key (`R1`, `R3b`, ...).
-    pub checks: BTreeMap<&'static str, Vec<Check>>,
+    /// Checks per requirement.
+    pub checks: BTreeMap<Requirement, Vec<Check>>,
     /// Requests the servers answered.
     pub requests: usize,
     /// Wall-clock time of the whole run.
@@ -399,10 +400,10 @@ pub fn run() -> Outcome {
     let requests = wire.hits.len() + schema.hits.len();
     let mut checks = wire_checks(&wire);
     let (r10, r11) = schema_checks(&schema);
-    checks.entry("R10").or_default().extend(r10);
-    checks.entry("R11").or_default().extend(r11);
+    checks.entry(Requirement::R10).or_default().extend(r10);
+    checks.entry(Requirement::R11).or_default().extend(r11);
     let all_hits: Vec<&Hit> = wire.hits.iter().chain(&schema.hits).collect();
-    checks.insert("R1", vec![ua_check(&all_hits)]);
+    checks.insert(Requirement::R1, vec![ua_check(&all_hits)]);
     Outcome::Ran(Report {
         checks,
         requests,
@@ -571,8 +572,8 @@ fn status_is(r: &Result<RunReport, String>, name: &str, f: impl Fn(&SourceStatus
 }
 
 /// The checks of the wire scenario, per requirement.
-fn wire_checks(w: &Wire) -> BTreeMap<&'static str, Vec<Check>> {
-    let mut out: BTreeMap<&'static str, Vec<Check>> = BTreeMap::new();
+fn wire_checks(w: &Wire) -> BTreeMap<Requirement, Vec<Check>> {
+    let mut out: BTreeMap<Requirement, Vec<Check>> = BTreeMap::new();
     let none = Err("did not run".to_string());
     let (r1, r2, r3) = (
         w.runs.first().unwrap_or(&none),
@@ -583,7 +584,17 @@ fn wire_checks(w: &Wire) -> BTreeMap<&'static str, Vec<Check>> {
         if let Err(e) = r {
             let c = Check::new("pipeline runs", false, format!("run {}: {e}", i + 1));
             for k in [
-                "R2", "R2d", "R3", "R3b", "R4", "R5", "R6", "R7", "R8", "R9", "R11",
+                Requirement::R2,
+                Requirement::R2d,
+                Requirement::R3,
+                Requirement::R3b,
+                Requirement::R4,
+                Requirement::R5,
+                Requirement::R6,
+                Requirement::R7,
+                Requirement::R8,
+                Requirement::R9,
+                Requirement::R11,
             ] {
                 out.entry(k).or_default().push(c.clone());
             }
@@ -613,7 +624,7 @@ fn wire_checks(w: &Wire) -> BTreeMap<&'static str, Vec<Check>> {
             matches!(s, SourceStatus::DeniedRobots { .. })
         })
     });
-    out.entry("R2").or_default().push(all_of(
+    out.entry(Requirement::R2).or_default().push(all_of(
         "robots.txt on the wire",
         "loopback run",
         vec![
@@ -647,7 +658,7 @@ fn wire_checks(w: &Wire) -> BTreeMap<&'static str, Vec<Check>> {
             .iter()
             .all(|n| status_is(r, n, |s| matches!(s, SourceStatus::DeniedBlocklist { .. })))
     });
-    out.entry("R3").or_default().push(all_of(
+    out.entry(Requirement::R3).or_default().push(all_of(
         "blocklist on the wire",
         "loopback run",
         vec![
@@ -676,7 +687,7 @@ fn wire_checks(w: &Wire) -> BTreeMap<&'static str, Vec<Check>> {
         r2.as_ref().map(|r| &r.blocklist),
         Ok(BlocklistState::Retained { entries: 1, .. })
     );
-    out.entry("R3b").or_default().push(all_of(
+    out.entry(Requirement::R3b).or_default().push(all_of(
         "404 on refresh",
         "loopback run 2 (list refresh PT1S, the operator now answering 404)",
         vec![
@@ -720,7 +731,7 @@ fn wire_checks(w: &Wire) -> BTreeMap<&'static str, Vec<Check>> {
             Some(ms_between(first_at?, first.start))
         })
         .max();
-    out.entry("R4").or_default().push(all_of(
+    out.entry(Requirement::R4).or_default().push(all_of(
         "on the wire",
         &format!("loopback run, {} requests", hits.len()),
         vec![
@@ -751,7 +762,7 @@ fn wire_checks(w: &Wire) -> BTreeMap<&'static str, Vec<Check>> {
 
     // R2d: the Crawl-delay of feed.test on the wire.
     let feed_gap = min_gap.get(FEED).copied();
-    out.entry("R2d").or_default().push(all_of(
+    out.entry(Requirement::R2d).or_default().push(all_of(
         "on the wire",
         "loopback run",
         vec![(
@@ -776,7 +787,7 @@ fn wire_checks(w: &Wire) -> BTreeMap<&'static str, Vec<Check>> {
         _ => 0,
     };
     let feed_items = source(r1, "feed").map_or(0, |s| s.items.len());
-    out.entry("R5").or_default().push(all_of(
+    out.entry(Requirement::R5).or_default().push(all_of(
         "on the wire",
         "loopback run 1",
         vec![
@@ -853,7 +864,7 @@ fn wire_checks(w: &Wire) -> BTreeMap<&'static str, Vec<Check>> {
                     .is_some_and(|p| p.contains(CONTENT_MARKER))
         })
         .count();
-    out.entry("R6").or_default().push(all_of(
+    out.entry(Requirement::R6).or_default().push(all_of(
         "scope on the wire",
         "loopback run",
         vec![
@@ -902,7 +913,7 @@ fn wire_checks(w: &Wire) -> BTreeMap<&'static str, Vec<Check>> {
     let not_modified = status_is(r2, "feed", |s| {
         matches!(s, SourceStatus::Ok { not_modified: true })
     }) && source(r2, "feed").is_some_and(|s| s.items.is_empty());
-    out.entry("R7").or_default().push(all_of(
+    out.entry(Requirement::R7).or_default().push(all_of(
         "conditional fetch on the wire",
         "loopback runs 1 and 2",
         vec![
@@ -935,7 +946,7 @@ fn wire_checks(w: &Wire) -> BTreeMap<&'static str, Vec<Check>> {
             .iter()
             .any(|s| matches!(s.status, SourceStatus::Skipped { .. }))
     });
-    out.entry("R8").or_default().push(all_of(
+    out.entry(Requirement::R8).or_default().push(all_of(
         "one-hour floor",
         "loopback run 3 (no --force, right after run 2)",
         vec![(
@@ -972,7 +983,7 @@ fn wire_checks(w: &Wire) -> BTreeMap<&'static str, Vec<Check>> {
             .position(|h| h.req.host == LLMS && path_of(h) == "/llms.txt");
         matches!((page, txt), (Some(a), Some(b)) if a < b)
     };
-    out.entry("R9").or_default().push(all_of(
+    out.entry(Requirement::R9).or_default().push(all_of(
         "formats on the wire",
         "loopback run",
         vec![
@@ -1004,7 +1015,7 @@ fn wire_checks(w: &Wire) -> BTreeMap<&'static str, Vec<Check>> {
 
     // R11: what run 2 and 3 knew came from the state directory alone.
     let run2_robots = run2.iter().filter(|h| path_of(h) == "/robots.txt").count();
-    out.entry("R11").or_default().push(all_of(
+    out.entry(Requirement::R11).or_default().push(all_of(
         "across pipeline instances",
         "three pipelines opened one after another on one state directory (nothing shared in memory)",
         vec![
@@ -1212,9 +1223,9 @@ mod tests {
         assert_eq!(s.hits().len(), 1);
     }
 
-    fn fails(checks: &BTreeMap<&'static str, Vec<Check>>, k: &str) -> bool {
+    fn fails(checks: &BTreeMap<Requirement, Vec<Check>>, k: Requirement) -> bool {
         checks
-            .get(k)
+            .get(&k)
             .is_some_and(|c| !crate::harness::checks::all_passed(c))
     }
 
@@ -1256,14 +1267,14 @@ mod tests {
         let n2 = w.run2_at;
         // R2: a request under the disallowed path; R6: a followed link.
         let t = wire_checks(&with_hit(&w, 1, hit_like(&w, FEED, "/private/2")));
-        assert!(fails(&t, "R2") && fails(&t, "R6"));
+        assert!(fails(&t, Requirement::R2) && fails(&t, Requirement::R6));
         let t = wire_checks(&with_hit(&w, n2 - 1, hit_like(&w, FEED, "/posts/1")));
-        assert!(fails(&t, "R6"));
+        assert!(fails(&t, Requirement::R6));
         // R3: the blocked host contacted; the blocklist not first.
         let t = wire_checks(&with_hit(&w, 1, hit_like(&w, "www.blocked.test", "/")));
-        assert!(fails(&t, "R3") && fails(&t, "R3b"));
+        assert!(fails(&t, Requirement::R3) && fails(&t, Requirement::R3b));
         let t = wire_checks(&with_hit(&w, 0, hit_like(&w, LLMS, "/robots.txt")));
-        assert!(fails(&t, "R3"));
+        assert!(fails(&t, Requirement::R3));
         // R3b: the refresh answered 200 instead of 404.
         let mut t = w.clone();
         for h in &mut t.hits[n2..] {
@@ -1271,21 +1282,21 @@ mod tests {
                 h.status = 200;
             }
         }
-        assert!(fails(&wire_checks(&t), "R3b"));
+        assert!(fails(&wire_checks(&t), Requirement::R3b));
         // R4: two requests overlapping; R2d/R4: feed.test spaced too closely.
         let mut t = w.clone();
         t.hits[2].start = t.hits[1].start;
-        assert!(fails(&wire_checks(&t), "R4"));
+        assert!(fails(&wire_checks(&t), Requirement::R4));
         let mut t = w.clone();
         let feed: Vec<usize> = (0..t.hits.len())
             .filter(|&i| t.hits[i].req.host == FEED)
             .collect();
         t.hits[feed[1]].start = t.hits[feed[0]].start + Duration::from_millis(1200);
-        assert!(fails(&wire_checks(&t), "R2d"));
+        assert!(fails(&wire_checks(&t), Requirement::R2d));
         // R5: the first feed answer a success.
         let mut t = w.clone();
         t.hits[feed[1]].status = 200;
-        assert!(fails(&wire_checks(&t), "R5"));
+        assert!(fails(&wire_checks(&t), Requirement::R5));
         // R7 and R11: run 2 without validators.
         let mut t = w.clone();
         for h in &mut t.hits[n2..] {
@@ -1294,16 +1305,16 @@ mod tests {
                 .retain(|(k, _)| !k.eq_ignore_ascii_case("If-None-Match"));
         }
         let c = wire_checks(&t);
-        assert!(fails(&c, "R7") && fails(&c, "R11"));
+        assert!(fails(&c, Requirement::R7) && fails(&c, Requirement::R11));
         // R11: run 2 fetched robots.txt again.
         let t = wire_checks(&with_hit(&w, n2 + 1, hit_like(&w, LLMS, "/robots.txt")));
-        assert!(fails(&t, "R11") && fails(&t, "R2"));
+        assert!(fails(&t, Requirement::R11) && fails(&t, Requirement::R2));
         // R8: run 3 sent a request.
         let t = with_hit(&w, w.hits.len(), hit_like(&w, MARKDOWN, "/notes"));
-        assert!(fails(&wire_checks(&t), "R8"));
+        assert!(fails(&wire_checks(&t), Requirement::R8));
         // R9: the markdown page's llms.txt asked for anyway.
         let t = wire_checks(&with_hit(&w, n2 - 1, hit_like(&w, MARKDOWN, "/llms.txt")));
-        assert!(fails(&t, "R9"));
+        assert!(fails(&t, Requirement::R9));
         // R1: one request with another User-Agent.
         let mut t = w.clone();
         for (k, v) in &mut t.hits[3].req.headers {
@@ -1316,7 +1327,7 @@ mod tests {
         // R6: content kept in the state directory.
         let mut t = w.clone();
         t.marker_files.push("wr-feeds.sqlite3".into());
-        assert!(fails(&wire_checks(&t), "R6"));
+        assert!(fails(&wire_checks(&t), Requirement::R6));
     }
 
     #[test]
@@ -1372,10 +1383,9 @@ mod tests {
                 crate::harness::checks::evidence(checks)
             );
         }
-        for k in [
-            "R1", "R2", "R2d", "R3", "R3b", "R4", "R5", "R6", "R7", "R8", "R9", "R10", "R11",
-        ] {
-            assert!(r.checks.contains_key(k), "{k}");
+        use Requirement::*;
+        for k in [R1, R2, R2d, R3, R3b, R4, R5, R6, R7, R8, R9, R10, R11] {
+            assert!(r.checks.contains_key(&k), "{k}");
         }
     }
 }
