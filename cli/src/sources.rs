@@ -640,6 +640,27 @@ mod tests {
         (e.line, e.column, e.message)
     }
 
+    /// The message is the same whether or not the error derives it: the
+    /// location, the reason, and the line with a caret under the column
+    /// (tabs kept so the caret lines up).
+    #[test]
+    fn load_errors_read_as_before() {
+        let mut e = LoadError {
+            file: PathBuf::from("dir/sources.toml"),
+            line: 12,
+            column: 4,
+            message: "unknown field `nmae`".into(),
+            snippet: None,
+        };
+        assert_eq!(e.to_string(), "dir/sources.toml:12:4: unknown field `nmae`");
+        assert!(std::error::Error::source(&e).is_none());
+        e.snippet = Some("\tnmae = 1".into());
+        assert_eq!(
+            e.to_string(),
+            "dir/sources.toml:12:4: unknown field `nmae`\n   |\n12 | \tnmae = 1\n   | \t  ^"
+        );
+    }
+
     /// Issue #12: a value of the wrong type said "expected i64".
     #[test]
     fn type_errors_name_the_field_in_words() {

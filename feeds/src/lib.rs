@@ -89,3 +89,6 @@ pub use report::{
     BlocklistState, CheckReport, Event, FetchError, Fetched, Method, NoProgress, Progress,
     RunReport, SourceReport, SourceStatus,
 };
+
+#[cfg(test)]
+mod error_tests;
