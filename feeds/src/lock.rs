@@ -35,9 +35,10 @@ pub struct RunLock {
 }
 
 /// Why the lock could not be taken.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum LockError {
     /// The lock file could not be created or locked.
+    #[error("cannot lock {}: {source}", path.display())]
     Io {
         /// The lock file.
         path: PathBuf,
@@ -45,37 +46,17 @@ pub enum LockError {
         source: std::io::Error,
     },
     /// Another process held it for longer than we wait.
+    #[error(
+        "another wr-feeds run still holds {} after {} s; try again when it has finished",
+        path.display(),
+        waited.as_secs()
+    )]
     Busy {
         /// The lock file.
         path: PathBuf,
         /// How long we waited.
         waited: Duration,
     },
-}
-
-impl std::fmt::Display for LockError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            LockError::Io { path, source } => {
-                write!(f, "cannot lock {}: {source}", path.display())
-            }
-            LockError::Busy { path, waited } => write!(
-                f,
-                "another wr-feeds run still holds {} after {} s; try again when it has finished",
-                path.display(),
-                waited.as_secs()
-            ),
-        }
-    }
-}
-
-impl std::error::Error for LockError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            LockError::Io { source, .. } => Some(source),
-            LockError::Busy { .. } => None,
-        }
-    }
 }
 
 impl RunLock {

@@ -97,33 +97,21 @@ pub struct RunOptions {
 
 /// Opening the pipeline or running it failed as a whole (per-source
 /// problems are in the [`RunReport`]).
-#[derive(Debug)]
+///
+/// The message of a wrapping variant is the wrapped error's own, and that
+/// error is its `source()`.
+#[derive(Debug, thiserror::Error)]
 pub enum PipelineError {
     /// The state store.
-    Store(StoreError),
+    #[error("{0}")]
+    Store(#[from] StoreError),
     /// The HTTP client could not be built.
+    #[error("HTTP client: {0}")]
     Http(String),
     /// The state directory is in use by another process (see
     /// [`crate::lock`]).
-    Lock(crate::lock::LockError),
-}
-
-impl fmt::Display for PipelineError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            PipelineError::Store(e) => e.fmt(f),
-            PipelineError::Http(e) => write!(f, "HTTP client: {e}"),
-            PipelineError::Lock(e) => e.fmt(f),
-        }
-    }
-}
-
-impl std::error::Error for PipelineError {}
-
-impl From<StoreError> for PipelineError {
-    fn from(e: StoreError) -> Self {
-        PipelineError::Store(e)
-    }
+    #[error("{0}")]
+    Lock(#[from] crate::lock::LockError),
 }
 
 enum Step<T> {

@@ -33,21 +33,18 @@ use std::time::Duration;
 use wr_core::time::Timestamp;
 
 /// A state-store failure, naming the database file.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
+#[error("state store {}: {reason}", path.display())]
 pub struct StoreError {
     /// The database (or directory).
     pub path: PathBuf,
-    /// What failed.
+    /// What failed, in words (it already quotes the underlying error).
     pub reason: String,
+    /// The underlying error: the SQLite error, or the I/O error of
+    /// creating the state directory.
+    #[source]
+    pub source: Option<Box<dyn std::error::Error + Send + Sync + 'static>>,
 }
-
-impl fmt::Display for StoreError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "state store {}: {}", self.path.display(), self.reason)
-    }
-}
-
-impl std::error::Error for StoreError {}
 
 /// Result alias.
 pub type Result<T> = std::result::Result<T, StoreError>;
@@ -225,6 +222,7 @@ fn sql_error(path: &Path) -> impl Fn(rusqlite::Error) -> StoreError + '_ {
     move |e| StoreError {
         path: path.to_path_buf(),
         reason: describe(&e),
+        source: Some(Box::new(e)),
     }
 }
 
@@ -343,11 +341,13 @@ impl Store {
         std::fs::create_dir_all(dir).map_err(|e| StoreError {
             path: dir.to_path_buf(),
             reason: format!("cannot create the state directory: {e}"),
+            source: Some(Box::new(e)),
         })?;
         let path = dir.join(crate::config::DB_FILE);
         let err = |e: rusqlite::Error| StoreError {
             path: path.clone(),
             reason: e.to_string(),
+            source: Some(Box::new(e)),
         };
         let conn = Connection::open(&path).map_err(err)?;
         conn.busy_timeout(BUSY_WAIT).map_err(err)?;
@@ -370,6 +370,7 @@ impl Store {
         let err = |e: rusqlite::Error| StoreError {
             path: path.clone(),
             reason: describe(&e),
+            source: Some(Box::new(e)),
         };
         let rw = OpenFlags::SQLITE_OPEN_READ_WRITE
             | OpenFlags::SQLITE_OPEN_URI
