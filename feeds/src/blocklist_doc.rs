@@ -89,9 +89,10 @@ impl fmt::Display for Violation {
 
 /// Why a blocklist document was not adopted. Every variant means: keep the
 /// previously adopted list (R3b, R3c).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum BlocklistDocError {
     /// The body is not JSON.
+    #[error("blocklist is not valid JSON (line {line}, column {column}): {message}")]
     Json {
         /// 1-based line of the error.
         line: usize,
@@ -102,19 +103,26 @@ pub enum BlocklistDocError {
     },
     /// No inline `schema` and no fallback schema: cannot validate, so
     /// cannot adopt (R10 MUST).
+    #[error(
+        "blocklist has no inline schema and no standalone schema is available: \
+         cannot validate, not adopted (R10)"
+    )]
     NoSchema,
     /// The schema itself is unusable: not an object, not a valid Draft
     /// 2020-12 schema, or referring to a remote resource.
+    #[error("blocklist {schema} is unusable: {reason}")]
     BadSchema {
-        /// Which schema.
-        source: SchemaSource,
+        /// Which schema (not named `source`: that would make it the
+        /// error's `source()`).
+        schema: SchemaSource,
         /// Why.
         reason: String,
     },
     /// The document does not validate against its schema.
+    #[error("blocklist fails its {schema}: {}", violation_list(violations, *more))]
     Invalid {
         /// Which schema it was checked against.
-        source: SchemaSource,
+        schema: SchemaSource,
         /// The first [`MAX_REPORTED_ERRORS`] violations.
         violations: Vec<Violation>,
         /// Whether there were more than those.
@@ -123,59 +131,28 @@ pub enum BlocklistDocError {
     /// The document passes its schema but lacks what a blocklist needs
     /// (`contract` string, `blocked` array of `{domain, added, reason}`
     /// strings): the schema was too permissive to be trusted for adoption.
+    #[error("blocklist passes its schema but is not a blocklist: {0}")]
     NotABlocklist(String),
     /// Refused by [`Blocklist::new`]: unknown contract major, malformed
-    /// contract, unreadable `refresh`, or a domain no host can match.
-    Contract(BlocklistError),
+    /// contract, unreadable `refresh`, or a domain no host can match. The
+    /// message quotes it; it is also the `source()`.
+    #[error("blocklist refused: {0}")]
+    Contract(#[source] BlocklistError),
 }
 
-impl fmt::Display for BlocklistDocError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            BlocklistDocError::Json {
-                line,
-                column,
-                message,
-            } => write!(
-                f,
-                "blocklist is not valid JSON (line {line}, column {column}): {message}"
-            ),
-            BlocklistDocError::NoSchema => f.write_str(
-                "blocklist has no inline schema and no standalone schema is available: \
-                 cannot validate, not adopted (R10)",
-            ),
-            BlocklistDocError::BadSchema { source, reason } => {
-                write!(f, "blocklist {source} is unusable: {reason}")
-            }
-            BlocklistDocError::Invalid {
-                source,
-                violations,
-                more,
-            } => {
-                write!(f, "blocklist fails its {source}: ")?;
-                for (i, v) in violations.iter().enumerate() {
-                    if i > 0 {
-                        f.write_str("; ")?;
-                    }
-                    write!(f, "{v}")?;
-                }
-                if *more {
-                    f.write_str("; and more")?;
-                }
-                Ok(())
-            }
-            BlocklistDocError::NotABlocklist(reason) => {
-                write!(
-                    f,
-                    "blocklist passes its schema but is not a blocklist: {reason}"
-                )
-            }
-            BlocklistDocError::Contract(e) => write!(f, "blocklist refused: {e}"),
-        }
+/// The violations of [`BlocklistDocError::Invalid`], `; `-separated, with
+/// "; and more" when some were left out.
+fn violation_list(violations: &[Violation], more: bool) -> String {
+    let mut out = violations
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join("; ");
+    if more {
+        out.push_str("; and more");
     }
+    out
 }
-
-impl std::error::Error for BlocklistDocError {}
 
 /// A compiled blocklist schema (Draft 2020-12, formats asserted, offline).
 pub struct BlocklistSchema {
@@ -212,12 +189,12 @@ impl BlocklistSchema {
         match outcome {
             Ok((violations, _)) if violations.is_empty() => Ok(()),
             Ok((violations, more)) => Err(BlocklistDocError::Invalid {
-                source,
+                schema: source,
                 violations,
                 more,
             }),
             Err(_) => Err(BlocklistDocError::BadSchema {
-                source,
+                schema: source,
                 reason: "the validator failed internally on this schema".to_owned(),
             }),
         }
@@ -250,7 +227,7 @@ pub fn compile_schema_from(
     source: SchemaSource,
 ) -> Result<BlocklistSchema, BlocklistDocError> {
     let bad = |reason: String| BlocklistDocError::BadSchema {
-        source,
+        schema: source,
         reason: crate::extract::clean_title(&reason),
     };
     if !schema.is_object() {
@@ -399,9 +376,10 @@ pub struct TestFixtures {
 }
 
 /// Why a fixtures document was refused.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum FixturesError {
     /// The body is not JSON.
+    #[error("test fixtures are not valid JSON (line {line}, column {column}): {message}")]
     Json {
         /// 1-based line.
         line: usize,
@@ -411,13 +389,20 @@ pub enum FixturesError {
         message: String,
     },
     /// A required field is missing or has the wrong type.
+    #[error("test fixtures malformed: {0}")]
     Shape(String),
     /// `contract` is not `walsh-research-test-fixtures/vN[.M]`.
+    #[error("test fixtures contract {0:?} is not {FIXTURES_FAMILY}/vN", FIXTURES_FAMILY = FIXTURES_FAMILY)]
     MalformedContract(String),
     /// A contract major this tool does not know.
+    #[error(
+        "test fixtures contract major v{0} is unknown (this tool knows v{FIXTURES_MAJOR})",
+        FIXTURES_MAJOR = FIXTURES_MAJOR
+    )]
     UnknownMajor(u32),
     /// A URL fixture is not an absolute http(s) URL, or the blocked host is
     /// not a bare host name.
+    #[error("test fixture {field} has an unusable value {value:?}")]
     BadFixture {
         /// The fixture's key.
         field: String,
@@ -425,37 +410,6 @@ pub enum FixturesError {
         value: String,
     },
 }
-
-impl fmt::Display for FixturesError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            FixturesError::Json {
-                line,
-                column,
-                message,
-            } => write!(
-                f,
-                "test fixtures are not valid JSON (line {line}, column {column}): {message}"
-            ),
-            FixturesError::Shape(reason) => write!(f, "test fixtures malformed: {reason}"),
-            FixturesError::MalformedContract(c) => {
-                write!(
-                    f,
-                    "test fixtures contract {c:?} is not {FIXTURES_FAMILY}/vN"
-                )
-            }
-            FixturesError::UnknownMajor(n) => write!(
-                f,
-                "test fixtures contract major v{n} is unknown (this tool knows v{FIXTURES_MAJOR})"
-            ),
-            FixturesError::BadFixture { field, value } => {
-                write!(f, "test fixture {field} has an unusable value {value:?}")
-            }
-        }
-    }
-}
-
-impl std::error::Error for FixturesError {}
 
 #[derive(Deserialize)]
 struct FixturesDoc {

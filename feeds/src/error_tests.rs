@@ -64,7 +64,7 @@ fn messages_are_unchanged() {
         ),
         (
             BlocklistDocError::Invalid {
-                source: SchemaSource::Inline,
+                schema: SchemaSource::Inline,
                 violations: vec![
                     Violation {
                         pointer: String::new(),
@@ -83,7 +83,7 @@ fn messages_are_unchanged() {
         ),
         (
             BlocklistDocError::BadSchema {
-                source: SchemaSource::Fallback,
+                schema: SchemaSource::Fallback,
                 reason: "not an object".into(),
             }
             .to_string(),

@@ -157,11 +157,11 @@ fn r3c_violations_are_capped_and_all_reported_with_pointers() {
     });
     match refused(&doc, None) {
         BlocklistDocError::Invalid {
-            source,
+            schema,
             violations,
             more,
         } => {
-            assert_eq!(source, SchemaSource::Inline);
+            assert_eq!(schema, SchemaSource::Inline);
             assert_eq!(violations.len(), MAX_REPORTED_ERRORS);
             assert!(more);
             assert!(violations.iter().all(|v| v.pointer.starts_with('/')));
@@ -263,7 +263,7 @@ fn r10_no_inline_schema_validates_against_the_fallback() {
         *field(d, "updated") = json!("soon");
     });
     match refused(&bad, Some(&schema)) {
-        BlocklistDocError::Invalid { source, .. } => assert_eq!(source, SchemaSource::Fallback),
+        BlocklistDocError::Invalid { schema, .. } => assert_eq!(schema, SchemaSource::Fallback),
         other => panic!("{other:?}"),
     }
     // Arbitrary JSON against the fallback is refused, not adopted.
@@ -289,7 +289,7 @@ fn r3c_invalid_inline_schema_is_refused() {
         matches!(
             err,
             BlocklistDocError::BadSchema {
-                source: SchemaSource::Inline,
+                schema: SchemaSource::Inline,
                 ..
             }
         ),
