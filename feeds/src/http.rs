@@ -18,7 +18,6 @@
 
 use crate::config::{Config, ConnectTo, Identity};
 use crate::store::Validators;
-use std::fmt;
 use std::io::Read;
 use std::net::ToSocketAddrs;
 use ureq::unversioned::resolver::{DefaultResolver, ResolvedSocketAddrs, Resolver};
@@ -102,9 +101,14 @@ pub struct Request<'a> {
 pub use wr_core::fetch::Response;
 
 /// Why no response came back.
-#[derive(Debug, Clone, PartialEq, Eq)]
+///
+/// `reason` is the underlying error in words (the message quotes it);
+/// `source` is that error itself, the `source()` of a transport or
+/// unsendable failure.
+#[derive(Debug, thiserror::Error)]
 pub enum HttpError {
     /// Connect, TLS, DNS, timeout, reset: retryable (R5, C5).
+    #[error("{url}: {reason}")]
     Transport {
         /// The URL.
         url: String,
@@ -113,19 +117,25 @@ pub enum HttpError {
         /// A timeout (connect, answer or whole request): the pipeline
         /// gives up on a host that times out twice in a run.
         timed_out: bool,
+        /// The ureq error, or the I/O error of reading the body.
+        source: Box<dyn std::error::Error + Send + Sync + 'static>,
     },
     /// The request could not be made as asked (a URL too long for an HTTP
     /// request line, a header value that is not one), or the answer was not
     /// HTTP that can be read (malformed or oversized response headers).
     /// Retrying would meet the same refusal, so R5 does not apply and no
     /// host is held for it: the one source fails.
+    #[error("{url}: {reason}")]
     Unsendable {
         /// The URL.
         url: String,
         /// Why.
         reason: String,
+        /// The ureq error.
+        source: Box<dyn std::error::Error + Send + Sync + 'static>,
     },
     /// The body exceeded [`BodyLimit::Fail`].
+    #[error("{url}: too large (more than {limit} bytes)")]
     TooLarge {
         /// The URL.
         url: String,
@@ -133,6 +143,7 @@ pub enum HttpError {
         limit: u64,
     },
     /// The permit does not cover this URL (a bug in the caller).
+    #[error("{url}: no gate permit for this URL")]
     NotPermitted {
         /// The URL.
         url: String,
@@ -145,22 +156,6 @@ impl HttpError {
         matches!(self, HttpError::Transport { .. })
     }
 }
-
-impl fmt::Display for HttpError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            HttpError::Transport { url, reason, .. } | HttpError::Unsendable { url, reason } => {
-                write!(f, "{url}: {reason}")
-            }
-            HttpError::TooLarge { url, limit } => {
-                write!(f, "{url}: too large (more than {limit} bytes)")
-            }
-            HttpError::NotPermitted { url } => write!(f, "{url}: no gate permit for this URL"),
-        }
-    }
-}
-
-impl std::error::Error for HttpError {}
 
 #[derive(Debug)]
 struct ConnectToResolver {
@@ -310,7 +305,11 @@ impl Http {
         let transport = |e: ureq::Error| {
             let (url, reason) = (url.to_string(), describe(&e));
             if is_deterministic(&e) {
-                HttpError::Unsendable { url, reason }
+                HttpError::Unsendable {
+                    url,
+                    reason,
+                    source: Box::new(e),
+                }
             } else {
                 let timed_out = matches!(&e, ureq::Error::Timeout(_))
                     || matches!(&e, ureq::Error::Io(io) if io.kind() == std::io::ErrorKind::TimedOut);
@@ -318,6 +317,7 @@ impl Http {
                     url,
                     reason,
                     timed_out,
+                    source: Box::new(e),
                 }
             }
         };
@@ -356,6 +356,7 @@ impl Http {
                     || e.to_string().contains("timeout")
                     || e.to_string().contains("timed out"),
                 reason: format!("reading the body: {e}"),
+                source: Box::new(e),
             })?;
         let (kept, truncated) = match req.limit.apply(&body) {
             Ok((kept, cut)) => (kept.len(), cut),
