@@ -308,9 +308,10 @@ pub fn default_state_dir() -> Result<PathBuf, ConfigError> {
 }
 
 /// A configuration value that cannot be used.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ConfigError {
     /// A `--connect-to` value.
+    #[error("bad --connect-to {value:?}: {reason}")]
     ConnectTo {
         /// As given.
         value: String,
@@ -318,6 +319,7 @@ pub enum ConfigError {
         reason: String,
     },
     /// `WR_OPERATOR_BASE`.
+    #[error("bad operator base URL {value:?}: {reason}")]
     OperatorBase {
         /// As given.
         value: String,
@@ -325,26 +327,9 @@ pub enum ConfigError {
         reason: String,
     },
     /// Neither `WR_STATE_DIR`, `XDG_STATE_HOME` nor `HOME` is set.
+    #[error("no state directory: set WR_STATE_DIR (or --state-dir), XDG_STATE_HOME or HOME")]
     NoStateDir,
 }
-
-impl fmt::Display for ConfigError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ConfigError::ConnectTo { value, reason } => {
-                write!(f, "bad --connect-to {value:?}: {reason}")
-            }
-            ConfigError::OperatorBase { value, reason } => {
-                write!(f, "bad operator base URL {value:?}: {reason}")
-            }
-            ConfigError::NoStateDir => f.write_str(
-                "no state directory: set WR_STATE_DIR (or --state-dir), XDG_STATE_HOME or HOME",
-            ),
-        }
-    }
-}
-
-impl std::error::Error for ConfigError {}
 
 #[cfg(test)]
 mod operator_base_tests {

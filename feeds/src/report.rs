@@ -351,9 +351,10 @@ pub struct Fetched {
 }
 
 /// Why a gated fetch produced no response.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum FetchError {
     /// R3 refused `url`.
+    #[error("{url}: denied by the operator blocklist (R3): {domain}")]
     DeniedBlocklist {
         /// The URL refused (maybe a redirect target).
         url: String,
@@ -361,6 +362,7 @@ pub enum FetchError {
         domain: String,
     },
     /// R2 refused `url`.
+    #[error("{url}: denied by robots.txt (R2): {rule} (line {line})")]
     DeniedRobots {
         /// The URL refused.
         url: String,
@@ -370,6 +372,7 @@ pub enum FetchError {
         line: u32,
     },
     /// Not now (robots.txt unreachable, long Retry-After, cool-down).
+    #[error("{url}: deferred: {reason}")]
     Deferred {
         /// The URL.
         url: String,
@@ -377,6 +380,7 @@ pub enum FetchError {
         reason: String,
     },
     /// The URL is not an absolute http(s) URL.
+    #[error("{url}: invalid URL: {reason}")]
     Invalid {
         /// As given.
         url: String,
@@ -384,6 +388,7 @@ pub enum FetchError {
         reason: String,
     },
     /// Transport error, too large, too many redirects, retries exhausted.
+    #[error("{url}: {reason}")]
     Failed {
         /// The URL.
         url: String,
@@ -391,24 +396,6 @@ pub enum FetchError {
         reason: String,
     },
 }
-
-impl fmt::Display for FetchError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            FetchError::DeniedBlocklist { url, domain } => {
-                write!(f, "{url}: denied by the operator blocklist (R3): {domain}")
-            }
-            FetchError::DeniedRobots { url, rule, line } => {
-                write!(f, "{url}: denied by robots.txt (R2): {rule} (line {line})")
-            }
-            FetchError::Deferred { url, reason } => write!(f, "{url}: deferred: {reason}"),
-            FetchError::Invalid { url, reason } => write!(f, "{url}: invalid URL: {reason}"),
-            FetchError::Failed { url, reason } => write!(f, "{url}: {reason}"),
-        }
-    }
-}
-
-impl std::error::Error for FetchError {}
 
 /// Something the user may want to see while a run is long.
 #[derive(Debug, Clone, Copy)]

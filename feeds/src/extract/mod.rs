@@ -23,7 +23,6 @@
 //!   is stored or printed.
 
 use serde::{Deserialize, Serialize};
-use std::fmt;
 
 mod feed;
 mod markdown;
@@ -51,12 +50,14 @@ pub struct Item {
 }
 
 /// Why a body could not be turned into items.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ExtractError {
     /// The body is not RSS, Atom or JSON Feed (feed-rs's reason attached).
+    #[error("not a feed: {0}")]
     NotAFeed(String),
     /// The URL the body was fetched from is not an absolute URL, so relative
     /// links could not be resolved against it.
+    #[error("cannot resolve links against {url:?}: {reason}")]
     BadBaseUrl {
         /// The URL as given.
         url: String,
@@ -64,19 +65,6 @@ pub enum ExtractError {
         reason: String,
     },
 }
-
-impl fmt::Display for ExtractError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ExtractError::NotAFeed(reason) => write!(f, "not a feed: {reason}"),
-            ExtractError::BadBaseUrl { url, reason } => {
-                write!(f, "cannot resolve links against {url:?}: {reason}")
-            }
-        }
-    }
-}
-
-impl std::error::Error for ExtractError {}
 
 pub use wr_core::fetch::{content_kind, ContentKind};
 
