@@ -234,3 +234,94 @@ fn store_messages_are_unchanged() {
     );
     let _ = std::fs::remove_dir_all(&tmp);
 }
+
+/// The text of `e`'s `source()`, which must be there.
+fn source_text(e: &dyn std::error::Error) -> String {
+    e.source().expect("a source()").to_string()
+}
+
+#[test]
+fn wrapping_errors_keep_the_wrapped_one_as_source() {
+    let e = LockError::Io {
+        path: lock_path(),
+        source: std::io::Error::other("permission denied"),
+    };
+    assert_eq!(source_text(&e), "permission denied");
+    let busy = LockError::Busy {
+        path: lock_path(),
+        waited: Duration::from_secs(1),
+    };
+    assert!(std::error::Error::source(&busy).is_none());
+
+    // The pipeline's error is the lock's (same message), which is its source.
+    let e = PipelineError::from(e);
+    assert_eq!(
+        source_text(&e),
+        "cannot lock /state/lock: permission denied"
+    );
+    assert_eq!(e.to_string(), "cannot lock /state/lock: permission denied");
+    assert!(std::error::Error::source(&PipelineError::Http("x".into())).is_none());
+
+    // wr-core's error stays reachable below the blocklist's refusal.
+    let e = BlocklistDocError::Contract(BlocklistError::UnknownMajor(2));
+    let inner = std::error::Error::source(&e).expect("a source()");
+    assert!(matches!(
+        inner.downcast_ref::<BlocklistError>(),
+        Some(BlocklistError::UnknownMajor(2))
+    ));
+    // Errors that only ever held words have no source to offer.
+    assert!(std::error::Error::source(&BlocklistDocError::NoSchema).is_none());
+    assert!(std::error::Error::source(&FixturesError::UnknownMajor(3)).is_none());
+    assert!(std::error::Error::source(&ConfigError::NoStateDir).is_none());
+
+    // A transport failure keeps the I/O error it came from.
+    let io = std::io::Error::new(std::io::ErrorKind::ConnectionRefused, "connection refused");
+    let e = HttpError::Transport {
+        url: "https://a.test/".into(),
+        reason: format!("reading the body: {io}"),
+        timed_out: false,
+        source: Box::new(io),
+    };
+    assert_eq!(
+        e.to_string(),
+        "https://a.test/: reading the body: connection refused"
+    );
+    let inner = std::error::Error::source(&e).expect("a source()");
+    assert_eq!(
+        inner
+            .downcast_ref::<std::io::Error>()
+            .map(std::io::Error::kind),
+        Some(std::io::ErrorKind::ConnectionRefused)
+    );
+}
+
+#[test]
+fn store_errors_keep_the_sqlite_or_io_error_as_source() {
+    let tmp = std::env::temp_dir().join(format!("wr-feeds-errsrc-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&tmp);
+    std::fs::create_dir_all(&tmp).unwrap();
+    let file = tmp.join("not-a-dir");
+    std::fs::write(&file, b"x").unwrap();
+    let e = crate::store::Store::open(&file).unwrap_err();
+    let inner = std::error::Error::source(&e).expect("a source()");
+    assert!(
+        inner.downcast_ref::<std::io::Error>().is_some(),
+        "{inner:?}"
+    );
+    assert!(e.to_string().ends_with(&inner.to_string()), "{e}");
+
+    let dir = tmp.join("state");
+    std::fs::create_dir_all(dir.join(crate::config::DB_FILE)).unwrap();
+    let e = crate::store::Store::open(&dir).unwrap_err();
+    let inner = std::error::Error::source(&e).expect("a source()");
+    assert!(
+        inner.downcast_ref::<rusqlite::Error>().is_some(),
+        "{inner:?}"
+    );
+    // Through the pipeline's error too: the store error, then SQLite's.
+    let e = PipelineError::from(e);
+    let store = std::error::Error::source(&e).expect("the store error");
+    assert!(store.downcast_ref::<crate::store::StoreError>().is_some());
+    assert!(store.source().is_some());
+    let _ = std::fs::remove_dir_all(&tmp);
+}
