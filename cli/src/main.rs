@@ -179,16 +179,25 @@ fn main() -> ExitCode {
         Err(CliError::Printed) => ExitCode::from(2),
         Err(e) => {
             let ui = ui::Ui::new(cli.common.quiet, cli.common.verbose);
-            let mut msg = e.to_string();
-            let mut source = std::error::Error::source(&e);
-            while let Some(s) = source {
-                msg.push_str(&format!(": {s}"));
-                source = s.source();
-            }
-            ui.error(&msg);
+            ui.error(&message(&e));
             ExitCode::from(2)
         }
     }
+}
+
+/// What `main` prints for `e`: its message, then each `source()` joined
+/// by ": ". The commands turn a library error into
+/// [`CliError::Message`] with that error's message, which already quotes
+/// what it wraps (a store error quotes SQLite's words); a message has no
+/// source, so nothing is said twice.
+fn message(e: &CliError) -> String {
+    let mut msg = e.to_string();
+    let mut source = std::error::Error::source(e);
+    while let Some(s) = source {
+        msg.push_str(&format!(": {s}"));
+        source = s.source();
+    }
+    msg
 }
 
 /// Runs the command `cli` names.
@@ -209,5 +218,29 @@ fn try_main(cli: &Cli) -> CmdResult {
         Some(Command::Status(args)) => status::run(args, &cli.common),
         Some(Command::Reset(args)) => reset::run(args, &cli.common),
         None => run::run(&cli.run, &cli.common),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The library errors now have `source()` chains, and their messages
+    /// already quote the error they wrap: what `main` prints says it once.
+    #[test]
+    fn a_wrapped_error_is_printed_once() {
+        let io = std::io::Error::other("disk full");
+        let lock = wr_feeds::lock::LockError::Io {
+            path: PathBuf::from("/state/lock"),
+            source: io,
+        };
+        let e = wr_feeds::PipelineError::from(lock);
+        assert!(std::error::Error::source(&e).is_some());
+        let printed = message(&CliError::msg(format!("the run could not complete: {e}")));
+        assert_eq!(
+            printed,
+            "the run could not complete: cannot lock /state/lock: disk full"
+        );
+        assert_eq!(printed.matches("disk full").count(), 1);
     }
 }

@@ -20,7 +20,6 @@
 
 use serde::Deserialize;
 use std::collections::HashMap;
-use std::fmt;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 use toml::Spanned;
@@ -102,7 +101,8 @@ pub struct SourcesFile {
 }
 
 /// An error located in a file.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{}", self.render())]
 pub struct LoadError {
     /// The file as the user named it.
     pub file: PathBuf,
@@ -116,16 +116,17 @@ pub struct LoadError {
     pub snippet: Option<String>,
 }
 
-impl fmt::Display for LoadError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
+impl LoadError {
+    /// The message: `file:line:column: message`, then the offending line
+    /// with a caret under the column when it is known.
+    fn render(&self) -> String {
+        let mut out = format!(
             "{}:{}:{}: {}",
             self.file.display(),
             self.line,
             self.column,
             self.message
-        )?;
+        );
         if let Some(s) = &self.snippet {
             let width = self.line.to_string().len();
             // The caret sits under the column: tabs before it are kept so
@@ -136,17 +137,14 @@ impl fmt::Display for LoadError {
                 .take(self.column.saturating_sub(1))
                 .map(|c| if c == '\t' { '\t' } else { ' ' })
                 .collect();
-            write!(
-                f,
+            out.push_str(&format!(
                 "\n{:width$} |\n{} | {}\n{:width$} | {pad}^",
                 "", self.line, s, ""
-            )?;
+            ));
         }
-        Ok(())
+        out
     }
 }
-
-impl std::error::Error for LoadError {}
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
