@@ -849,8 +849,38 @@ impl Pipeline {
         self.run = Run::new(self.config.max_wait, self.config.backoff);
         let started = self.clock.now();
         let mut reports: Vec<Option<SourceReport>> = vec![None; sources.len()];
-        let mut jobs: Vec<Option<Job>> = Vec::new();
         let mut sched = Schedule::new();
+        let mut jobs = self.plan(
+            sources,
+            options,
+            started,
+            &mut sched,
+            &mut reports,
+            progress,
+        )?;
+        self.drive(&mut jobs, &mut sched, &mut reports, options, progress)?;
+        Ok(RunReport {
+            started_at: started.0,
+            finished_at: self.clock.now().0,
+            blocklist: self.blocklist_state.clone(),
+            sources: reports.into_iter().flatten().collect(),
+            notices: self.notices.clone(),
+            requests: self.requests,
+        })
+    }
+
+    /// A job for every source that is due, queued; the report of every
+    /// source R8 skips, in `reports`.
+    fn plan(
+        &mut self,
+        sources: &[Source],
+        options: RunOptions,
+        started: Timestamp,
+        sched: &mut Schedule<usize>,
+        reports: &mut [Option<SourceReport>],
+        progress: &mut dyn Progress,
+    ) -> Result<Vec<Option<Job>>, PipelineError> {
+        let mut jobs: Vec<Option<Job>> = Vec::new();
         for (i, s) in sources.iter().enumerate() {
             if let Some(report) = self.skipped(s, started, options)? {
                 progress.event(Event::SourceDone {
@@ -870,51 +900,58 @@ impl Pipeline {
                 key: s.key(),
                 fetch: SourceFetch::new(&page, feed.as_deref(), &llms),
             };
-            self.queue(&mut sched, jobs.len(), &job, started);
+            self.queue(sched, jobs.len(), &job, started);
             jobs.push(Some(job));
         }
+        Ok(jobs)
+    }
+
+    /// Steps the jobs in the order the scheduler gives until none is left,
+    /// sleeping when every host must wait.
+    fn drive(
+        &mut self,
+        jobs: &mut [Option<Job>],
+        sched: &mut Schedule<usize>,
+        reports: &mut [Option<SourceReport>],
+        options: RunOptions,
+        progress: &mut dyn Progress,
+    ) -> Result<(), PipelineError> {
         let mut started_jobs = vec![false; jobs.len()];
         loop {
             let now = self.clock.now();
-            match sched.next(now) {
-                Next::Idle => break,
-                Next::Sleep(t) => self.sleep_until(t, progress),
-                Next::Run(j) => {
-                    let Some(mut job) = jobs[j].take() else {
-                        continue;
-                    };
-                    if !started_jobs[j] {
-                        started_jobs[j] = true;
-                        progress.event(Event::SourceStarted {
-                            name: &job.source.name,
-                        });
-                    }
-                    let step = self.step_job(&mut job, options, progress)?;
-                    self.tell_scheduler(&mut sched, &jobs);
-                    match step {
-                        Step::Again(t) => {
-                            self.queue(&mut sched, j, &job, t);
-                            jobs[j] = Some(job);
-                        }
-                        Step::Done(report) => {
-                            progress.event(Event::SourceDone {
-                                name: &report.name,
-                                status: &report.status,
-                            });
-                            reports[job.index] = Some(report);
-                        }
-                    }
+            let j = match sched.next(now) {
+                Next::Idle => return Ok(()),
+                Next::Sleep(t) => {
+                    self.sleep_until(t, progress);
+                    continue;
+                }
+                Next::Run(j) => j,
+            };
+            let Some(mut job) = jobs[j].take() else {
+                continue;
+            };
+            if !started_jobs[j] {
+                started_jobs[j] = true;
+                progress.event(Event::SourceStarted {
+                    name: &job.source.name,
+                });
+            }
+            let step = self.step_job(&mut job, options, progress)?;
+            self.tell_scheduler(sched, jobs);
+            match step {
+                Step::Again(t) => {
+                    self.queue(sched, j, &job, t);
+                    jobs[j] = Some(job);
+                }
+                Step::Done(report) => {
+                    progress.event(Event::SourceDone {
+                        name: &report.name,
+                        status: &report.status,
+                    });
+                    reports[job.index] = Some(report);
                 }
             }
         }
-        Ok(RunReport {
-            started_at: started.0,
-            finished_at: self.clock.now().0,
-            blocklist: self.blocklist_state.clone(),
-            sources: reports.into_iter().flatten().collect(),
-            notices: self.notices.clone(),
-            requests: self.requests,
-        })
     }
 
     /// R8: the report of a source that ran less than an hour ago, or `None`
