@@ -92,16 +92,25 @@ impl Fault {
 
     /// This answer with one more header line, when it is an
     /// [`Fault::Answer`] (or one after a delay); other faults are kept.
-    pub fn with_header(mut self, name: &str, value: &str) -> Fault {
-        match &mut self {
-            Fault::Answer { headers, .. } => headers.push(format!("{name}: {value}")),
-            Fault::After(_, inner) => {
-                let f = std::mem::replace(&mut **inner, Fault::Reset);
-                **inner = f.with_header(name, value);
+    pub fn with_header(self, name: &str, value: &str) -> Fault {
+        match self {
+            Fault::Answer {
+                status,
+                mut headers,
+                body,
+            } => {
+                headers.push(format!("{name}: {value}"));
+                Fault::Answer {
+                    status,
+                    headers,
+                    body,
+                }
             }
-            _ => {}
+            Fault::After(delay, inner) => {
+                Fault::After(delay, Box::new(inner.with_header(name, value)))
+            }
+            other => other,
         }
-        self
     }
 
     /// This fault after `delay`.
