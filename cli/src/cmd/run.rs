@@ -1,6 +1,6 @@
 //! The digest, the default command: `wr-feeds SOURCES`.
 
-use crate::cmd::setup::{config, now_secs, open, report_blocklist};
+use crate::cmd::setup::{config, now_secs, open};
 use crate::digest::{self, Digest, DigestItem, SourceReport, Status};
 use crate::sources::{self, Format};
 use crate::ui::Ui;
@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use wr_core::time::Timestamp;
 use wr_feeds::store::DigestSource;
-use wr_feeds::{RunOptions, SourceStatus};
+use wr_feeds::{BlocklistState, RunOptions, SourceStatus};
 
 /// Options of the digest (the default command).
 #[derive(clap::Args, Debug, Clone)]
@@ -40,6 +40,36 @@ impl Args {
             || self.force
             || self.format.is_some()
             || self.output.is_some()
+    }
+}
+
+fn domains(n: usize) -> String {
+    if n == 1 {
+        "1 domain".to_string()
+    } else {
+        format!("{n} domains")
+    }
+}
+
+fn report_blocklist(ui: &Ui, state: &BlocklistState) {
+    match state {
+        // Not quiet: the pipeline's own notice has said it already.
+        BlocklistState::Fallback { reason } if ui.quiet => ui.error(&format!(
+            "the operator blocklist could not be fetched and none was ever adopted ({reason}): \
+             no out-of-band opt-out is known yet (R3b fail-open)"
+        )),
+        // The pipeline's notice has said it (a warning, hidden by -q):
+        // saying it here too printed it twice (issue #12).
+        BlocklistState::Retained { .. } => {}
+        BlocklistState::Unavailable { reason } if ui.quiet => ui.error(&format!(
+            "the operator blocklist could not be obtained and no usable copy exists ({reason}): \
+             targets were deferred, not fetched without it (R3)"
+        )),
+        BlocklistState::Fresh { entries } | BlocklistState::Cached { entries } => {
+            ui.detail(1, &format!("operator blocklist: {}", domains(*entries)))
+        }
+        BlocklistState::Unavailable { .. } => {}
+        BlocklistState::Fallback { .. } | BlocklistState::Unknown => {}
     }
 }
 

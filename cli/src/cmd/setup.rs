@@ -1,13 +1,12 @@
 //! What every command that opens the state does first: the pipeline's
 //! configuration from flags, environment and `[settings]`, the pipeline
-//! opened (waiting for another run's lock, saying so), and how the
-//! blocklist's state is told.
+//! opened (waiting for another run's lock, saying so).
 
 use crate::sources::Settings;
 use crate::ui::Ui;
 use crate::Common;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
-use wr_feeds::{BlocklistState, Config, ConnectTo, Pipeline};
+use wr_feeds::{Config, ConnectTo, Pipeline};
 
 pub(crate) fn now_secs() -> i64 {
     SystemTime::now()
@@ -70,35 +69,5 @@ pub(crate) fn open(cfg: Config, ui: &Ui) -> Option<Pipeline> {
             ui.error(&format!("cannot open the state in {}: {e}", dir.display()));
             None
         }
-    }
-}
-
-fn domains(n: usize) -> String {
-    if n == 1 {
-        "1 domain".to_string()
-    } else {
-        format!("{n} domains")
-    }
-}
-
-pub(crate) fn report_blocklist(ui: &Ui, state: &BlocklistState) {
-    match state {
-        // Not quiet: the pipeline's own notice has said it already.
-        BlocklistState::Fallback { reason } if ui.quiet => ui.error(&format!(
-            "the operator blocklist could not be fetched and none was ever adopted ({reason}): \
-             no out-of-band opt-out is known yet (R3b fail-open)"
-        )),
-        // The pipeline's notice has said it (a warning, hidden by -q):
-        // saying it here too printed it twice (issue #12).
-        BlocklistState::Retained { .. } => {}
-        BlocklistState::Unavailable { reason } if ui.quiet => ui.error(&format!(
-            "the operator blocklist could not be obtained and no usable copy exists ({reason}): \
-             targets were deferred, not fetched without it (R3)"
-        )),
-        BlocklistState::Fresh { entries } | BlocklistState::Cached { entries } => {
-            ui.detail(1, &format!("operator blocklist: {}", domains(*entries)))
-        }
-        BlocklistState::Unavailable { .. } => {}
-        BlocklistState::Fallback { .. } | BlocklistState::Unknown => {}
     }
 }
