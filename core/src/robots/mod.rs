@@ -278,13 +278,36 @@ impl Key {
         Key(k | n << 56)
     }
 
+    /// The key of the first octets of `s` (up to 7).
+    #[inline]
+    fn of_slice(s: &[u8]) -> Key {
+        let s = &s[..s.len().min(Key::MAX)];
+        let mut k = 0u64;
+        for (i, &b) in s.iter().enumerate() {
+            k |= u64::from(b) << (8 * i);
+        }
+        Key(k | (s.len() as u64) << 56)
+    }
+
     /// The key of a pattern as the matcher reads it.
     pub(crate) fn of_pattern(pattern: &[u8]) -> Key {
         let body = match pattern.split_last() {
             Some((b'$', rest)) => rest,
             _ => pattern,
         };
-        Key::from_octets(body.iter().copied().take_while(|&b| b != b'*'))
+        // The first 7 octets as one word; the literal part ends at the
+        // first `*` among them, found with the zero-octet trick on the
+        // word XOR `*`s (exact for the lowest zero octet).
+        let n = body.len().min(Key::MAX);
+        let mut buf = [0u8; 8];
+        buf[..n].copy_from_slice(&body[..n]);
+        let w = u64::from_le_bytes(buf);
+        let x = w ^ 0x2a2a_2a2a_2a2a_2a2a;
+        let zero = x.wrapping_sub(0x0101_0101_0101_0101) & !x & 0x8080_8080_8080_8080;
+        let star = (zero.trailing_zeros() / 8) as usize;
+        let len = n.min(star);
+        let mask = (1u64 << (8 * len)) - 1;
+        Key(w & mask | (len as u64) << 56)
     }
 
     /// Whether a pattern with this key may match a subject whose first
@@ -371,7 +394,7 @@ impl matcher::Subject for Subj<'_> {
 impl Subj<'_> {
     fn head(self) -> Key {
         match self {
-            Subj::Slice(s) => Key::from_octets(s.iter().copied()),
+            Subj::Slice(s) => Key::of_slice(s),
             Subj::View(mut v) => Key::from_octets(core::iter::from_fn(move || v.next_byte())),
         }
     }
@@ -689,8 +712,20 @@ mod tests {
 
     #[test]
     fn keys_never_reject_a_match() {
-        let head = |s: &[u8]| Key::from_octets(s.iter().copied());
-        let k = Key::of_pattern;
+        let head = |s: &[u8]| {
+            let k = Key::of_slice(s);
+            assert_eq!(k, Key::from_octets(s.iter().copied()));
+            k
+        };
+        let k = |p: &[u8]| {
+            let body = match p.split_last() {
+                Some((b'$', rest)) => rest,
+                _ => p,
+            };
+            let want = Key::from_octets(body.iter().copied().take_while(|&b| b != b'*'));
+            assert_eq!(Key::of_pattern(p), want, "{p:?}");
+            want
+        };
         // Literal octets before the first `*`, at most 7 of them.
         assert!(k(b"/abc").admits(head(b"/abcdef")));
         assert!(!k(b"/abc").admits(head(b"/abd")));
@@ -709,5 +744,19 @@ mod tests {
         assert!(!k(b"/\0").admits(head(b"/")));
         assert!(k(b"/\0").admits(head(b"/\0x")));
         assert!(!k(b"/").admits(head(b"")));
+        // Every place of a `*` (or none) around the 7-octet window.
+        for len in 0..12 {
+            for star in 0..=len {
+                let mut p: [u8; 12] = *b"/abcdefghijk";
+                if star < len {
+                    p[star] = b'*';
+                }
+                k(&p[..len]);
+                let mut anchored = [0u8; 13];
+                anchored[..len].copy_from_slice(&p[..len]);
+                anchored[len] = b'$';
+                k(&anchored[..=len]);
+            }
+        }
     }
 }
