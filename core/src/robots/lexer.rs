@@ -90,20 +90,33 @@ pub struct Lines<'a> {
 impl<'a> Iterator for Lines<'a> {
     type Item = Line<'a>;
 
+    #[inline]
     fn next(&mut self) -> Option<Line<'a>> {
         if self.rest.is_empty() {
             return None;
         }
         let rest = self.rest;
-        // One search finds the end of the line or its comment, whichever
-        // comes first: rule lines rarely carry a comment, so most lines
-        // cost one search instead of two.
-        let (end, hash) = match memchr::memchr3(b'\n', b'\r', b'#', rest) {
-            Some(i) if rest[i] == b'#' => (
-                memchr::memchr2(b'\n', b'\r', &rest[i + 1..]).map(|j| i + 1 + j),
-                Some(i),
-            ),
-            end => (end, None),
+        // A line is a directive only if its first non-blank octet starts a
+        // field name we know (see `read`); any other line (HTML, prose,
+        // comments, blank lines) needs only its end. A directive line's
+        // end or comment, whichever comes first, takes one search: rule
+        // lines rarely carry a comment.
+        let start = rest.iter().position(|&b| !is_ws(b)).unwrap_or(rest.len());
+        let directive_like = rest.get(start).is_some_and(|&b| starts_field(b));
+        let (end, hash) = if directive_like {
+            match memchr::memchr3(b'\n', b'\r', b'#', &rest[start..]) {
+                Some(i) if rest[start + i] == b'#' => (
+                    memchr::memchr2(b'\n', b'\r', &rest[start + i + 1..])
+                        .map(|j| start + i + 1 + j),
+                    Some(start + i),
+                ),
+                end => (end.map(|i| start + i), None),
+            }
+        } else {
+            (
+                memchr::memchr2(b'\n', b'\r', &rest[start..]).map(|i| start + i),
+                None,
+            )
         };
         let (line, next) = match end {
             None => (rest, &rest[rest.len()..]),
@@ -118,13 +131,24 @@ impl<'a> Iterator for Lines<'a> {
         };
         self.rest = next;
         self.number = self.number.saturating_add(1);
-        let (directive, strict) = read_with_comment(line, hash);
+        let (directive, strict) = if directive_like {
+            read_field(line, start, hash)
+        } else {
+            (Directive::Unknown, true)
+        };
         Some(Line {
             number: self.number,
             directive,
             strict,
         })
     }
+}
+
+/// Whether a line whose first non-blank octet is `b` may be a directive:
+/// every field name we know starts with one of these letters.
+#[inline]
+fn starts_field(b: u8) -> bool {
+    matches!(b | 0x20, b'u' | b'a' | b'd' | b'c' | b's')
 }
 
 fn is_ws(b: u8) -> bool {
@@ -227,7 +251,7 @@ pub(crate) fn superset_cut(mut v: &[u8]) -> &[u8] {
 /// The lines nearly every file is made of, `Disallow: v`, `Allow: v` and
 /// `User-agent: v` with the name spelt out and the colon right after it,
 /// read without the general machinery. Reads exactly what `read` would.
-#[inline]
+#[inline(always)]
 fn common(content: &[u8]) -> Option<Directive<'_>> {
     if content.len() > MAX_LINE {
         return None;
@@ -266,10 +290,18 @@ fn read_with_comment(line: &[u8], hash: Option<usize>) -> (Directive<'_>, bool) 
     // key starts at the first non-blank octet. Anything else (HTML, prose,
     // comments, blank lines) is decided here without reading the rest.
     let start = line.iter().position(|&b| !is_ws(b)).unwrap_or(line.len());
-    let first = line.get(start).map(|b| b.to_ascii_lowercase());
-    if !matches!(first, Some(b'u' | b'a' | b'd' | b'c' | b's')) {
+    if !line.get(start).is_some_and(|&b| starts_field(b)) {
         return (Directive::Unknown, true);
     }
+    read_field(line, start, hash)
+}
+
+/// [`read`] of a line whose first non-blank octet, at `start`, may start a
+/// field name, given where its first `#` is. Inlined into the line loop: a
+/// directive returned through memory costs a store forwarding stall per
+/// line.
+#[inline(always)]
+fn read_field(line: &[u8], start: usize, hash: Option<usize>) -> (Directive<'_>, bool) {
     // A comment runs from `#` to the end of the line, wherever it starts.
     let content = match hash {
         Some(i) => &line[..i],
@@ -282,6 +314,7 @@ fn read_with_comment(line: &[u8], hash: Option<usize>) -> (Directive<'_>, bool) 
 }
 
 /// [`read`] of a line's content (comment removed) in full generality.
+#[inline(never)]
 fn general(content: &[u8]) -> (Directive<'_>, bool) {
     let over_long = content.len() > MAX_LINE;
     let kept = cut_at_char_boundary(content, MAX_LINE);

@@ -299,9 +299,18 @@ impl Key {
         // first `*` among them, found with the zero-octet trick on the
         // word XOR `*`s (exact for the lowest zero octet).
         let n = body.len().min(Key::MAX);
-        let mut buf = [0u8; 8];
-        buf[..n].copy_from_slice(&body[..n]);
-        let w = u64::from_le_bytes(buf);
+        // A direct 8-octet load when there are 8 (no copy through memory,
+        // which would stall the load); the 8th octet is masked off below.
+        let w = match body.first_chunk::<8>() {
+            Some(c) => u64::from_le_bytes(*c),
+            None => {
+                let mut w = 0u64;
+                for (i, &b) in body.iter().enumerate() {
+                    w |= u64::from(b) << (8 * i);
+                }
+                w
+            }
+        };
         let x = w ^ 0x2a2a_2a2a_2a2a_2a2a;
         let zero = x.wrapping_sub(0x0101_0101_0101_0101) & !x & 0x8080_8080_8080_8080;
         let star = (zero.trailing_zeros() / 8) as usize;

@@ -106,11 +106,7 @@ fn is_plain(value: &[u8]) -> bool {
     // chunks folded without an early exit vectorise; the early exit per
     // chunk keeps long non-plain values cheap too. Nearly every value has
     // none of them, and then no form differs.
-    let special = |b: u8| (b == b'%') | (b == b'?') | (b.wrapping_sub(0x21) >= 0x5e);
-    if value
-        .chunks(16)
-        .all(|c| !c.iter().fold(false, |any, &b| any | special(b)))
-    {
+    if !has_special(value) {
         return true;
     }
     value.chunks(16).all(|c| {
@@ -118,6 +114,38 @@ fn is_plain(value: &[u8]) -> bool {
             ok & (b != b'%') & (b.wrapping_sub(0x21) < 0x5e)
         })
     }) && !percent::rfc_differs(value)
+}
+
+/// Whether `value` holds a `%`, a `?` or an octet outside 0x21..=0x7E,
+/// eight octets at a time (each test below is exact for "some octet of the
+/// word"; the last word overlaps the one before it).
+fn has_special(value: &[u8]) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let zero = |v: u64| v.wrapping_sub(ONES) & !v & HIGH;
+    let word = |w: u64| {
+        zero(w ^ (ONES * u64::from(b'%')))
+            | zero(w ^ (ONES * u64::from(b'?')))
+            | zero(w ^ (ONES * 0x7f))
+            // Octets below 0x21 (exact for octets under 0x80) and octets
+            // from 0x80 up.
+            | (w.wrapping_sub(ONES * 0x21) & !w & HIGH)
+            | (w & HIGH)
+    };
+    let special = |b: u8| (b == b'%') | (b == b'?') | (b.wrapping_sub(0x21) >= 0x5e);
+    if value.len() < 8 {
+        return value.iter().any(|&b| special(b));
+    }
+    let mut any = 0u64;
+    let mut words = value.chunks_exact(8);
+    for c in &mut words {
+        any |= word(u64::from_le_bytes(c.try_into().unwrap_or_default()));
+    }
+    if !words.remainder().is_empty() {
+        let last = &value[value.len() - 8..];
+        any |= word(u64::from_le_bytes(last.try_into().unwrap_or_default()));
+    }
+    any != 0
 }
 
 /// Appends the forms of `r` to `arena`.
@@ -645,6 +673,21 @@ mod tests {
     use super::*;
     extern crate std;
     use std::vec::Vec;
+
+    #[test]
+    fn special_octets_are_found_anywhere_in_a_word() {
+        let special = |b: u8| (b == b'%') | (b == b'?') | !(0x21..=0x7e).contains(&b);
+        for len in 1..20 {
+            for at in 0..len {
+                for b in 0..=255u8 {
+                    let mut v = Vec::from(&b"/abcdefghijklmnopqrstu"[..len]);
+                    v[at] = b;
+                    assert_eq!(has_special(&v), special(b), "{v:?}");
+                }
+            }
+        }
+        assert!(!has_special(b""));
+    }
 
     #[test]
     fn plain_is_exactly_the_octets_no_form_changes() {
