@@ -275,6 +275,10 @@ impl<'t> Selector<'t> {
 pub(crate) struct Selection<'t> {
     spec: Selector<'t>,
     google: Selector<'t>,
+    /// The sets of the last strict rule line, while nothing else came
+    /// since: both selectors are then closed and resolved, and the next
+    /// strict rule line belongs to the same sets.
+    strict_rule_sets: Option<u8>,
 }
 
 impl<'t> Selection<'t> {
@@ -282,10 +286,32 @@ impl<'t> Selection<'t> {
         Selection {
             spec: Selector::new(wanted, false),
             google: Selector::new(wanted, true),
+            strict_rule_sets: None,
         }
     }
 
+    #[inline]
     pub fn event<'a>(&mut self, ev: Event<'a>, sink: &mut impl SelectSink<'a>) {
+        if let Event::Rule { rule, strict: true } = ev {
+            // The run of rule lines of a group: one test per line.
+            let sets = match self.strict_rule_sets {
+                Some(sets) => sets,
+                None => {
+                    let sets = self.spec.rule(sink) | self.google.rule(sink);
+                    self.strict_rule_sets = Some(sets);
+                    sets
+                }
+            };
+            if sets != 0 {
+                sink.rule(sets, rule);
+            }
+            return;
+        }
+        self.strict_rule_sets = None;
+        self.other_event(ev, sink);
+    }
+
+    fn other_event<'a>(&mut self, ev: Event<'a>, sink: &mut impl SelectSink<'a>) {
         match ev {
             Event::Agent { token, strict, .. } => {
                 if strict {

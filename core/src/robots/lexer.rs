@@ -248,9 +248,10 @@ pub(crate) fn superset_cut(mut v: &[u8]) -> &[u8] {
     }
 }
 
-/// The lines nearly every file is made of, `Disallow: v`, `Allow: v` and
-/// `User-agent: v` with the name spelt out and the colon right after it,
-/// read without the general machinery. Reads exactly what `read` would.
+/// The lines nearly every file is made of, `Disallow: v`, `Allow: v`,
+/// `User-agent: v`, `Sitemap: v` and `Crawl-delay: v` with the name spelt
+/// out and the colon right after it, read without the general machinery.
+/// Reads exactly what `read` would.
 #[inline(always)]
 fn common(content: &[u8]) -> Option<Directive<'_>> {
     if content.len() > MAX_LINE {
@@ -268,6 +269,8 @@ fn common(content: &[u8]) -> Option<Directive<'_>> {
         },
         b'a' if name_is(b"allow") => Directive::Allow(trim(&content[6..])),
         b'u' if name_is(b"user-agent") => Directive::UserAgent(trim(&content[11..])),
+        b's' if name_is(b"sitemap") => Directive::Sitemap(trim(&content[8..])),
+        b'c' if name_is(b"crawl-delay") => Directive::CrawlDelay(trim(&content[12..])),
         _ => return None,
     })
 }
@@ -471,6 +474,12 @@ mod tests {
             b"User-agent: Walsh-Research/1.2",
             b"user-agent:*",
             b"User-Agent:",
+            b"Sitemap: https://example.com/sitemap.xml",
+            b"SITEMAP:",
+            b"sitemap:\tx y ",
+            b"Crawl-delay: 5",
+            b"crawl-DELAY:0.5 ",
+            b"Crawl-delay:",
         ] {
             let fast = common(line).expect("a common shape");
             assert_eq!(
@@ -485,6 +494,10 @@ mod tests {
             b"Disallowed: /a",
             b"Allow-ads: /",
             b"user-agent :x",
+            b"Sitemaps: x",
+            b"Site-map: x",
+            b"crawldelay: 5",
+            b"Crawl-delay 5",
         ] {
             assert_eq!(common(line), None, "{:?}", core::str::from_utf8(line));
         }
