@@ -84,6 +84,79 @@ pub fn normalize_byte_stream(raw: &[u8], mut out: impl FnMut(u8)) {
     }
 }
 
+/// Feeds the canonical form of `raw` to `out` in pieces: runs of octets
+/// that stay as they are, as slices of `raw`, and each changed octet or
+/// escape as a short slice. The concatenation is what
+/// [`normalize_byte_stream`] yields, octet for octet.
+pub fn normalize_chunks(raw: &[u8], mut out: impl FnMut(&[u8])) {
+    let mut run = 0;
+    let mut i = 0;
+    while i < raw.len() {
+        let b = raw[i];
+        if b != b'%' && !must_encode(b) {
+            i += 1;
+            continue;
+        }
+        out(&raw[run..i]);
+        if b == b'%' {
+            if let (Some(&h), Some(&l)) = (raw.get(i + 1), raw.get(i + 2)) {
+                if let (Some(hv), Some(lv)) = (hex_val(h), hex_val(l)) {
+                    let v = hv * 16 + lv;
+                    if is_unreserved(v) {
+                        out(&[v]);
+                    } else {
+                        out(&[b'%', h.to_ascii_uppercase(), l.to_ascii_uppercase()]);
+                    }
+                    i += 3;
+                    run = i;
+                    continue;
+                }
+            }
+            out(b"%");
+        } else {
+            out(&[
+                b'%',
+                HEX_UPPER[usize::from(b >> 4)],
+                HEX_UPPER[usize::from(b & 0xf)],
+            ]);
+        }
+        i += 1;
+        run = i;
+    }
+    out(&raw[run..]);
+}
+
+/// [`google_form`] in pieces, as [`normalize_chunks`] gives the canonical
+/// form.
+pub fn google_chunks(raw: &[u8], mut out: impl FnMut(&[u8])) {
+    let mut run = 0;
+    let mut i = 0;
+    while i < raw.len() {
+        let b = raw[i];
+        if b == b'%' && i + 2 < raw.len() {
+            let (h, l) = (raw[i + 1], raw[i + 2]);
+            if let (Some(_), Some(_)) = (hex_val(h), hex_val(l)) {
+                out(&raw[run..i]);
+                out(&[b'%', h.to_ascii_uppercase(), l.to_ascii_uppercase()]);
+                i += 3;
+                run = i;
+                continue;
+            }
+        }
+        if b >= 0x80 {
+            out(&raw[run..i]);
+            out(&[
+                b'%',
+                HEX_UPPER[usize::from(b >> 4)],
+                HEX_UPPER[usize::from(b & 0xf)],
+            ]);
+            run = i + 1;
+        }
+        i += 1;
+    }
+    out(&raw[run..]);
+}
+
 /// Feeds Google's form of a rule value to `out`: non-ASCII octets encoded,
 /// existing escapes upper-cased, nothing decoded.
 pub fn google_form(raw: &[u8], mut out: impl FnMut(u8)) {
@@ -340,6 +413,42 @@ mod tests {
             out.push(b);
         }
         assert_eq!(out, b"/?u=a%2Fb");
+    }
+
+    #[test]
+    fn chunked_forms_are_the_octet_streams() {
+        // Every string of up to 4 octets over an alphabet that reaches
+        // every branch, and longer pseudo-random ones.
+        const ABC: &[u8] = b"%4aAgG/~ \x7f\x80\xff1?";
+        let check = |s: &[u8]| {
+            let mut chunked = Vec::new();
+            normalize_chunks(s, |c| chunked.extend_from_slice(c));
+            assert_eq!(chunked, norm(s), "{s:?}");
+            let mut chunked = Vec::new();
+            google_chunks(s, |c| chunked.extend_from_slice(c));
+            assert_eq!(chunked, google(s), "{s:?}");
+        };
+        let n = ABC.len();
+        for len in 0..=4u32 {
+            for mut k in 0..n.pow(len) {
+                let mut s = Vec::new();
+                for _ in 0..len {
+                    s.push(ABC[k % n]);
+                    k /= n;
+                }
+                check(&s);
+            }
+        }
+        let mut x: u32 = 1;
+        for _ in 0..2000 {
+            let mut s = Vec::new();
+            for _ in 0..(x % 40) {
+                x = x.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+                s.push(ABC[(x >> 16) as usize % n]);
+            }
+            x = x.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+            check(&s);
+        }
     }
 
     #[test]

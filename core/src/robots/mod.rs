@@ -672,9 +672,7 @@ pub(crate) fn limit(body: &[u8]) -> Limited<'_> {
     let end = if matches!(body[ROBOTS_MAX_BYTES], b'\n' | b'\r') {
         ROBOTS_MAX_BYTES
     } else {
-        head.iter()
-            .rposition(|&b| b == b'\n' || b == b'\r')
-            .map_or(0, |i| i + 1)
+        memchr::memrchr2(b'\n', b'\r', head).map_or(0, |i| i + 1)
     };
     // Never split a UTF-8 character: the octet after the limit tells
     // whether one continues there.

@@ -155,7 +155,7 @@ fn store(arena: &mut Vec<u8>, r: &RawRule<'_>, readings: u8) -> StoredRule {
         (text, text, text)
     } else {
         let spec = push_with(arena, |a| {
-            percent::normalize_byte_stream(r.value, |b| a.push(b))
+            percent::normalize_chunks(r.value, |c| a.extend_from_slice(c))
         });
         // A form equal to the canonical one is not kept twice.
         let dedup = |arena: &mut Vec<u8>, span: Span| {
@@ -172,7 +172,9 @@ fn store(arena: &mut Vec<u8>, r: &RawRule<'_>, readings: u8) -> StoredRule {
         } else {
             spec
         };
-        let google = push_with(arena, |a| percent::google_form(r.value, |b| a.push(b)));
+        let google = push_with(arena, |a| {
+            percent::google_chunks(r.value, |c| a.extend_from_slice(c))
+        });
         (spec, rfc, dedup(arena, google))
     };
     StoredRule {
