@@ -1,6 +1,6 @@
 //! A loop to profile (perf / callgrind), not a benchmark.
 //!
-//! `cargo run --release -p wr-benches --example profile -- parse|robots|check-adv|answer-max|texting [ROUNDS]`
+//! `cargo run --release -p wr-benches --example profile -- parse|lex|robots|check-adv|answer-p50|answer-p90|answer-p99|answer-max|texting [ROUNDS]`
 
 use std::hint::black_box;
 use wr_benches::{adversarial, corpus_or_builtin, TOKEN};
@@ -13,6 +13,21 @@ fn main() {
         .and_then(|s| s.parse().ok())
         .unwrap_or(5);
     match mode.as_str() {
+        "lex" => {
+            let (bodies, _) = corpus_or_builtin();
+            for _ in 0..rounds {
+                for b in &bodies {
+                    let mut n = 0u32;
+                    for l in wr_core::robots::lexer::lines(&b.bytes[..b.bytes.len().min(512000)]) {
+                        n = n.wrapping_add(matches!(
+                            l.directive,
+                            wr_core::robots::lexer::Directive::Unknown
+                        ) as u32);
+                    }
+                    black_box(n);
+                }
+            }
+        }
         "parse" | "robots" | "texting" => {
             let (bodies, _) = corpus_or_builtin();
             for _ in 0..rounds {
@@ -32,9 +47,14 @@ fn main() {
                 black_box(p.check(black_box(&a.path)));
             }
         }
-        "answer-max" => {
+        "answer-max" | "answer-p50" | "answer-p90" | "answer-p99" => {
             let (bodies, _) = corpus_or_builtin();
-            let body = wr_benches::by_rule_percentile(&bodies).pop().unwrap().1;
+            let label = mode.strip_prefix("answer-").unwrap_or("max");
+            let body = wr_benches::by_rule_percentile(&bodies)
+                .into_iter()
+                .find(|(l, _)| *l == label)
+                .unwrap()
+                .1;
             let paths = wr_benches::paths_for(&body);
             let p = Policy::parse(&body.bytes, TOKEN);
             eprintln!("{}: {} rules", body.name, p.rule_count());

@@ -24,7 +24,7 @@
 
 use super::group::{events, RawRule, SelectSink, Selection};
 use super::group::{GOOGLE_GLOBAL, GOOGLE_NAMED, SPEC_GLOBAL, SPEC_NAMED};
-use super::{decide, limit, CrawlDelay, Form, Key, RuleKind, RuleSet, RuleView, Verdict};
+use super::{decide, limit, CrawlDelay, Form, Head, Key, RuleKind, RuleSet, RuleView, Verdict};
 use super::{IN_GOOGLE, IN_SPEC};
 use crate::percent;
 use heapless::Vec;
@@ -282,7 +282,7 @@ impl<'s, const RULES: usize, const BYTES: usize> RuleSet<'s> for Chosen<'s, RULE
         self.named.rules.iter().any(differs) || self.global.rules.iter().any(differs)
     }
 
-    fn admits(self, i: usize, which: Form, head: Key) -> bool {
+    fn admits(self, i: usize, which: Form, head: Head) -> bool {
         let Some((set, r)) = self.at(i) else {
             return false;
         };
@@ -297,7 +297,7 @@ impl<'s, const RULES: usize, const BYTES: usize> RuleSet<'s> for Chosen<'s, RULE
             Form::Google => r.google,
         };
         let pattern = set.get(span);
-        (r.cut && pattern.is_empty()) || Key::of_pattern(pattern).admits(head)
+        (r.cut && pattern.is_empty()) || Key::of_pattern(pattern).admits(head.k1)
     }
 
     fn view(self, i: usize) -> RuleView<'s> {

@@ -53,13 +53,21 @@ impl Subject for &[u8] {
         // file's segment that is absent from the path, or a short segment
         // right after the cursor. One SIMD scan for the first octet settles
         // both without setting up a substring searcher.
-        let i = memchr::memchr(first, &self[..=last_start])?;
-        if self[i..].starts_with(seg) {
-            return Some(&self[i + seg.len()..]);
+        let window = &self[..=last_start];
+        let mut i = memchr::memchr(first, window)?;
+        // A few more candidates before a substring searcher is set up
+        // (its setup costs more than several short comparisons): a path
+        // has many `/`, and most segments start with one. A bounded number
+        // of tries keeps the search linear in path and segment.
+        for _ in 0..4 {
+            if self[i..].starts_with(seg) {
+                return Some(&self[i + seg.len()..]);
+            }
+            i += 1 + memchr::memchr(first, &window[i + 1..])?;
         }
         // The first octet recurs without a match: a general search, linear
         // in path and segment (no O(path x segment) rescans), no allocation.
-        let rest = &self[i + 1..];
+        let rest = &self[i..];
         let j = memchr::memmem::find(rest, seg)?;
         Some(&rest[j + seg.len()..])
     }

@@ -319,6 +319,28 @@ impl Key {
         Key(w & mask | (len as u64) << 56)
     }
 
+    /// The second key of a pattern: octets 7 to 13 of its literal part
+    /// (before any `*` and a final `$`), empty when that part is shorter.
+    /// Many rules of a large file share their first 7 octets
+    /// (`/html/A12345_01/`): the second key still tells them apart.
+    pub(crate) fn of_pattern_tail(pattern: &[u8]) -> Key {
+        let body = match pattern.split_last() {
+            Some((b'$', rest)) => rest,
+            _ => pattern,
+        };
+        let Some(tail) = body.get(Key::MAX..) else {
+            return Key::of_slice(&[]);
+        };
+        if body[..Key::MAX].contains(&b'*') {
+            return Key::of_slice(&[]);
+        }
+        let tail = &tail[..tail.len().min(Key::MAX)];
+        match tail.iter().position(|&b| b == b'*') {
+            Some(i) => Key::of_slice(&tail[..i]),
+            None => Key::of_slice(tail),
+        }
+    }
+
     /// Whether a pattern with this key may match a subject whose first
     /// octets are `head` (a necessary condition, never a sufficient one).
     #[inline]
@@ -326,6 +348,22 @@ impl Key {
         let n = self.0 >> 56;
         let mask = (1u64 << (8 * n)) - 1;
         n <= head.0 >> 56 && (self.0 ^ head.0) & mask == 0
+    }
+}
+
+/// The keys of a subject: of its first 7 octets, and of the 7 after them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Head {
+    pub k1: Key,
+    pub k2: Key,
+}
+
+impl Head {
+    /// Whether a pattern with keys `k1` and `k2` (see
+    /// [`Key::of_pattern_tail`]) may match this subject.
+    #[inline]
+    pub(crate) fn admits(self, k1: Key, k2: Key) -> bool {
+        k1.admits(self.k1) && k2.admits(self.k2)
     }
 }
 
@@ -342,7 +380,13 @@ pub(crate) trait RuleSet<'a>: Copy {
     fn has_alt(self, form: Form) -> bool;
     /// Whether rule `i`'s pattern in `form` may match a subject starting
     /// with `head`.
-    fn admits(self, i: usize, form: Form, head: Key) -> bool;
+    fn admits(self, i: usize, form: Form, head: Head) -> bool;
+    /// The first rule from `from` on whose canonical form may match a
+    /// subject starting with `head`.
+    #[inline]
+    fn next_admitted(self, from: usize, head: Head) -> Option<usize> {
+        (from..self.len()).find(|&i| self.admits(i, Form::Spec, head))
+    }
     /// Rule `i`.
     fn view(self, i: usize) -> RuleView<'a>;
 }
@@ -401,10 +445,16 @@ impl matcher::Subject for Subj<'_> {
 }
 
 impl Subj<'_> {
-    fn head(self) -> Key {
+    fn head(self) -> Head {
         match self {
-            Subj::Slice(s) => Key::of_slice(s),
-            Subj::View(mut v) => Key::from_octets(core::iter::from_fn(move || v.next_byte())),
+            Subj::Slice(s) => Head {
+                k1: Key::of_slice(s),
+                k2: Key::of_slice(s.get(Key::MAX..).unwrap_or_default()),
+            },
+            Subj::View(mut v) => Head {
+                k1: Key::from_octets(core::iter::from_fn(move || v.next_byte())),
+                k2: Key::from_octets(core::iter::from_fn(move || v.next_byte()).skip(Key::MAX)),
+            },
         }
     }
 }
@@ -530,18 +580,32 @@ fn evaluate<'a, R: RuleSet<'a>>(
     let rfc_keys = rfc.is_some() || rules.has_alt(Form::Rfc);
     let google_keys = google.is_some() || rules.has_alt(Form::Google);
     let mut best: [Option<Best<'a>>; 3] = [None; 3];
-    for i in 0..rules.len() {
-        let a_spec = rules.admits(i, Form::Spec, canon_head);
-        let a_rfc = if rfc_keys {
-            rules.admits(i, Form::Rfc, rfc_head.unwrap_or(canon_head))
+    // With one form for every rule and the target, only the canonical
+    // keys are scanned, in one tight loop.
+    let one_form = !rfc_keys && !google_keys;
+    let mut next = 0;
+    while next < rules.len() {
+        let (i, a_spec, a_rfc, a_google) = if one_form {
+            match rules.next_admitted(next, canon_head) {
+                Some(i) => (i, true, true, true),
+                None => break,
+            }
         } else {
-            a_spec
+            let i = next;
+            let a_spec = rules.admits(i, Form::Spec, canon_head);
+            let a_rfc = if rfc_keys {
+                rules.admits(i, Form::Rfc, rfc_head.unwrap_or(canon_head))
+            } else {
+                a_spec
+            };
+            let a_google = if google_keys {
+                rules.admits(i, Form::Google, google_head.unwrap_or(canon_head))
+            } else {
+                a_spec
+            };
+            (i, a_spec, a_rfc, a_google)
         };
-        let a_google = if google_keys {
-            rules.admits(i, Form::Google, google_head.unwrap_or(canon_head))
-        } else {
-            a_spec
-        };
+        next = i + 1;
         if !(a_spec || a_rfc || a_google) {
             continue;
         }
@@ -715,6 +779,46 @@ mod tests {
         for junk in [&b"soon"[..], b"-1", b"1e3", b"", b".", b"1.2.3", b"5s"] {
             assert_eq!(CrawlDelay::parse(junk), None, "{junk:?}");
         }
+    }
+
+    #[test]
+    fn second_keys_never_reject_a_match() {
+        extern crate std;
+        use std::vec::Vec;
+        let mut x: u32 = 7;
+        let mut next = |n: u32| {
+            x = x.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+            (x >> 16) % n
+        };
+        let mut matched = 0;
+        for _ in 0..20_000 {
+            let subject: Vec<u8> = (0..next(24)).map(|_| b"/ab"[next(3) as usize]).collect();
+            // A pattern that often matches: a prefix of the subject with
+            // some octets turned into `*`, sometimes anchored.
+            let mut pattern: Vec<u8> = subject[..next(subject.len() as u32 + 1) as usize]
+                .iter()
+                .map(|&b| if next(6) == 0 { b'*' } else { b })
+                .collect();
+            if next(4) == 0 {
+                pattern.push(b'$');
+            }
+            let body = match pattern.split_last() {
+                Some((b'$', rest)) => rest,
+                _ => &pattern[..],
+            };
+            let lit: Vec<u8> = body.iter().copied().take_while(|&b| b != b'*').collect();
+            let want = Key::from_octets(lit.iter().copied().skip(Key::MAX).take(Key::MAX));
+            assert_eq!(Key::of_pattern_tail(&pattern), want, "{pattern:?}");
+            let head = Subj::Slice(&subject).head();
+            let view = Subj::View(percent::Normalized::new(&subject)).head();
+            assert_eq!(head, view);
+            if matcher::matches(&pattern, subject.as_slice()) {
+                matched += 1;
+                let (k1, k2) = (Key::of_pattern(&pattern), Key::of_pattern_tail(&pattern));
+                assert!(head.admits(k1, k2), "{pattern:?} {subject:?}");
+            }
+        }
+        assert!(matched > 1000, "{matched}");
     }
 
     #[test]

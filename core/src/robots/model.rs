@@ -4,7 +4,8 @@
 use super::agent::AgentToken;
 use super::group::{events, Event, RawRule, SelectSink, Selection};
 use super::group::{GOOGLE_GLOBAL, GOOGLE_NAMED, SPEC_GLOBAL, SPEC_NAMED};
-use super::{decide, limit, CrawlDelay, Form, Key, Limited, RuleKind, RuleSet, RuleView, Verdict};
+use super::Verdict;
+use super::{decide, limit, CrawlDelay, Form, Head, Key, Limited, RuleKind, RuleSet, RuleView};
 use super::{IN_GOOGLE, IN_SPEC};
 use crate::constants::UA_TOKEN;
 use crate::percent;
@@ -61,6 +62,8 @@ pub struct Policy {
     /// [`Key`] of each rule's canonical form, in rule order: scanned on
     /// every query, so kept apart from the rules for cache density.
     keys: Vec<Key>,
+    /// [`Key::of_pattern_tail`] of each rule's canonical form.
+    keys2: Vec<Key>,
     /// Keys of the RFC 9309 and Google forms; empty when every rule's form
     /// is its canonical one, the keys above then serving that reading.
     rfc_keys: Vec<Key>,
@@ -221,11 +224,14 @@ impl PolicyBuilder<'_> {
         // needed for precedence, and sorting cost a sixth of a parse.
         let mut rules: Vec<StoredRule> = Vec::with_capacity(self.rules.len());
         let mut keys: Vec<Key> = Vec::with_capacity(self.rules.len());
+        let mut keys2: Vec<Key> = Vec::with_capacity(self.rules.len());
         for (r, sets) in &self.rules {
             let readings = readings_of(*sets);
             if readings != 0 {
                 let stored = store(&mut arena, r, readings);
-                keys.push(Key::of_pattern(stored.spec.get(&arena)));
+                let spec = stored.spec.get(&arena);
+                keys.push(Key::of_pattern(spec));
+                keys2.push(Key::of_pattern_tail(spec));
                 rules.push(stored);
             }
         }
@@ -250,6 +256,7 @@ impl PolicyBuilder<'_> {
             arena,
             rules,
             keys,
+            keys2,
             rfc_keys,
             google_keys,
             crawl_delay,
@@ -367,7 +374,10 @@ impl Policy {
     pub fn heap_bytes(&self) -> usize {
         self.arena.capacity()
             + self.rules.capacity() * core::mem::size_of::<StoredRule>()
-            + (self.keys.capacity() + self.rfc_keys.capacity() + self.google_keys.capacity())
+            + (self.keys.capacity()
+                + self.keys2.capacity()
+                + self.rfc_keys.capacity()
+                + self.google_keys.capacity())
                 * core::mem::size_of::<Key>()
     }
 }
@@ -395,13 +405,31 @@ impl<'a> RuleSet<'a> for &'a Policy {
     }
 
     #[inline]
-    fn admits(self, i: usize, form: Form, head: Key) -> bool {
-        let keys = match form {
-            Form::Rfc if !self.rfc_keys.is_empty() => &self.rfc_keys,
-            Form::Google if !self.google_keys.is_empty() => &self.google_keys,
-            _ => &self.keys,
-        };
-        keys.get(i).is_some_and(|k| k.admits(head))
+    fn admits(self, i: usize, form: Form, head: Head) -> bool {
+        // The second keys are the canonical form's: they serve a form only
+        // when every rule's form is its canonical one.
+        match form {
+            Form::Rfc if !self.rfc_keys.is_empty() => {
+                self.rfc_keys.get(i).is_some_and(|k| k.admits(head.k1))
+            }
+            Form::Google if !self.google_keys.is_empty() => {
+                self.google_keys.get(i).is_some_and(|k| k.admits(head.k1))
+            }
+            _ => match (self.keys.get(i), self.keys2.get(i)) {
+                (Some(&k1), Some(&k2)) => head.admits(k1, k2),
+                _ => false,
+            },
+        }
+    }
+
+    #[inline]
+    fn next_admitted(self, from: usize, head: Head) -> Option<usize> {
+        let keys = self.keys.get(from..)?;
+        let keys2 = self.keys2.get(from..)?;
+        keys.iter()
+            .zip(keys2)
+            .position(|(&k1, &k2)| head.admits(k1, k2))
+            .map(|j| from + j)
     }
 
     #[inline]
