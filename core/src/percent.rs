@@ -52,6 +52,38 @@ pub fn rfc_form(raw: &[u8], mut out: impl FnMut(u8)) {
     }
 }
 
+/// Whether `value` holds a `%`, a `?` or an octet outside 0x21..=0x7E,
+/// eight octets at a time (each test below is exact for "some octet of the
+/// word"; the last word overlaps the one before it).
+pub(crate) fn has_special(value: &[u8]) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let zero = |v: u64| v.wrapping_sub(ONES) & !v & HIGH;
+    let word = |w: u64| {
+        zero(w ^ (ONES * u64::from(b'%')))
+            | zero(w ^ (ONES * u64::from(b'?')))
+            | zero(w ^ (ONES * 0x7f))
+            // Octets below 0x21 (exact for octets under 0x80) and octets
+            // from 0x80 up.
+            | (w.wrapping_sub(ONES * 0x21) & !w & HIGH)
+            | (w & HIGH)
+    };
+    let special = |b: u8| (b == b'%') | (b == b'?') | (b.wrapping_sub(0x21) >= 0x5e);
+    if value.len() < 8 {
+        return value.iter().any(|&b| special(b));
+    }
+    let mut any = 0u64;
+    let mut words = value.chunks_exact(8);
+    for c in &mut words {
+        any |= word(u64::from_le_bytes(c.try_into().unwrap_or_default()));
+    }
+    if !words.remainder().is_empty() {
+        let last = &value[value.len() - 8..];
+        any |= word(u64::from_le_bytes(last.try_into().unwrap_or_default()));
+    }
+    any != 0
+}
+
 /// Whether `b` must be percent-encoded before comparison.
 const fn must_encode(b: u8) -> bool {
     b >= 0x80 || b <= 0x20 || b == 0x7f
@@ -342,6 +374,70 @@ impl<'a> Normalized<'a> {
         self.pos += skip.unwrap_or(rest.len());
     }
 
+    /// How many octets at the start of `rest` (the raw octets from the
+    /// cursor on, or a prefix of them) come out as they are, when nothing
+    /// is pending.
+    #[inline]
+    fn plain_run(&self, rest: &[u8]) -> usize {
+        if self.verbatim {
+            return rest.len();
+        }
+        // In the RFC form, `?` changes what follows, and in the query a
+        // delimiter comes out encoded: both go through `next_byte`.
+        let (rfc, query) = (self.rfc, self.in_query);
+        rest.iter()
+            .position(|&b| {
+                b == b'%' || must_encode(b) || (rfc && (b == b'?' || (query && is_gen_delim(b))))
+            })
+            .unwrap_or(rest.len())
+    }
+
+    /// The number of octets left, counted by runs.
+    pub(crate) fn count(mut self) -> usize {
+        let mut n = 0;
+        loop {
+            if self.npending == 0 {
+                let rest = self.raw.get(self.pos..).unwrap_or_default();
+                let run = self.plain_run(rest);
+                n += run;
+                self.pos += run;
+            }
+            match self.next_byte() {
+                Some(_) => n += 1,
+                None => return n,
+            }
+        }
+    }
+
+    /// Writes the next `out.len()` octets to `out` (zeros past the end),
+    /// copying runs of octets that stay as they are in one go.
+    pub(crate) fn fill(&mut self, out: &mut [u8]) {
+        let mut o = 0;
+        while o < out.len() {
+            if self.npending == 0 {
+                let rest = self.raw.get(self.pos..).unwrap_or_default();
+                let room = (out.len() - o).min(rest.len());
+                let run = self.plain_run(&rest[..room]);
+                out[o..o + run].copy_from_slice(&rest[..run]);
+                o += run;
+                self.pos += run;
+                if o == out.len() {
+                    break;
+                }
+            }
+            match self.next_byte() {
+                Some(b) => {
+                    out[o] = b;
+                    o += 1;
+                }
+                None => {
+                    out[o..].fill(0);
+                    break;
+                }
+            }
+        }
+    }
+
     /// Whether nothing is left.
     #[inline]
     pub fn is_empty(&self) -> bool {
@@ -448,6 +544,41 @@ mod tests {
             }
             x = x.wrapping_mul(1_103_515_245).wrapping_add(12_345);
             check(&s);
+        }
+    }
+
+    #[test]
+    fn fill_is_the_octet_stream() {
+        const ABC: &[u8] = b"%4aA/?:=~ \x80#";
+        let n = ABC.len();
+        let mut x: u32 = 3;
+        for _ in 0..3000 {
+            x = x.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+            let s: Vec<u8> = (0..(x >> 16) % 30)
+                .map(|i| ABC[((x >> 8) as usize + i as usize * 7) % n])
+                .collect();
+            for view in [
+                Normalized::new(&s),
+                Normalized::rfc(&s),
+                Normalized::with_leading_slash(&s, true),
+                Normalized::with_leading_slash(&s, false),
+                Normalized::rfc_with_leading_slash(&s),
+            ] {
+                let mut want = Vec::new();
+                let mut v = view;
+                while let Some(b) = v.next_byte() {
+                    want.push(b);
+                }
+                assert_eq!(view.count(), want.len(), "{s:?}");
+                for len in [want.len(), want.len() / 2, want.len() + 3] {
+                    let mut got = std::vec![0xAAu8; len];
+                    let mut v = view;
+                    v.fill(&mut got);
+                    let mut expect = want.clone();
+                    expect.resize(len, 0);
+                    assert_eq!(got, expect, "{s:?} {len}");
+                }
+            }
         }
     }
 

@@ -37,10 +37,67 @@ pub trait Subject: Copy {
     fn remaining(self) -> usize;
 }
 
+/// Whether `hay` starts with `needle`: short needles (most segments) are
+/// compared as one or two overlapping words in line, not through a call to
+/// `memcmp`.
+#[inline(always)]
+fn starts_with(hay: &[u8], needle: &[u8]) -> bool {
+    let n = needle.len();
+    let Some(h) = hay.get(..n) else {
+        return false;
+    };
+    let word = |s: &[u8], at: usize| {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(&s[at..at + 8]);
+        u64::from_le_bytes(w)
+    };
+    let half = |s: &[u8], at: usize| {
+        let mut w = [0u8; 4];
+        w.copy_from_slice(&s[at..at + 4]);
+        u32::from_le_bytes(w)
+    };
+    match n {
+        0 => true,
+        1..=3 => h.iter().zip(needle).all(|(a, b)| a == b),
+        4..=7 => half(h, 0) == half(needle, 0) && half(h, n - 4) == half(needle, n - 4),
+        8..=16 => word(h, 0) == word(needle, 0) && word(h, n - 8) == word(needle, n - 8),
+        _ => h == needle,
+    }
+}
+
+/// The first `b` in `hay`: short haystacks (a request path) are scanned in
+/// line, eight octets at a time; longer ones with `memchr`.
+#[inline(always)]
+fn find_byte(b: u8, hay: &[u8]) -> Option<usize> {
+    if hay.len() > 64 {
+        return memchr::memchr(b, hay);
+    }
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let mut words = hay.chunks_exact(8);
+    let mut base = 0;
+    for c in &mut words {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(c);
+        let x = u64::from_le_bytes(w) ^ (ONES * u64::from(b));
+        // Exact for the lowest zero octet.
+        let z = x.wrapping_sub(ONES) & !x & HIGH;
+        if z != 0 {
+            return Some(base + (z.trailing_zeros() / 8) as usize);
+        }
+        base += 8;
+    }
+    words
+        .remainder()
+        .iter()
+        .position(|&o| o == b)
+        .map(|i| base + i)
+}
+
 impl Subject for &[u8] {
     #[inline]
     fn strip_prefix(self, seg: &[u8]) -> Option<Self> {
-        <[u8]>::strip_prefix(self, seg)
+        starts_with(self, seg).then(|| &self[seg.len()..])
     }
     #[inline]
     fn find_after(self, seg: &[u8]) -> Option<Self> {
@@ -54,16 +111,16 @@ impl Subject for &[u8] {
         // right after the cursor. One SIMD scan for the first octet settles
         // both without setting up a substring searcher.
         let window = &self[..=last_start];
-        let mut i = memchr::memchr(first, window)?;
+        let mut i = find_byte(first, window)?;
         // A few more candidates before a substring searcher is set up
         // (its setup costs more than several short comparisons): a path
         // has many `/`, and most segments start with one. A bounded number
         // of tries keeps the search linear in path and segment.
         for _ in 0..4 {
-            if self[i..].starts_with(seg) {
+            if starts_with(&self[i..], seg) {
                 return Some(&self[i + seg.len()..]);
             }
-            i += 1 + memchr::memchr(first, &window[i + 1..])?;
+            i += 1 + find_byte(first, &window[i + 1..])?;
         }
         // The first octet recurs without a match: a general search, linear
         // in path and segment (no O(path x segment) rescans), no allocation.
@@ -73,7 +130,7 @@ impl Subject for &[u8] {
     }
     #[inline]
     fn ends_with(self, seg: &[u8]) -> bool {
-        <[u8]>::ends_with(self, seg)
+        self.len() >= seg.len() && starts_with(&self[self.len() - seg.len()..], seg)
     }
     #[inline]
     fn is_empty(self) -> bool {
@@ -146,12 +203,7 @@ impl Subject for Normalized<'_> {
         }
     }
     fn remaining(self) -> usize {
-        let mut n = 0;
-        let mut probe = self;
-        while probe.next_byte().is_some() {
-            n += 1;
-        }
-        n
+        self.count()
     }
 }
 
@@ -389,6 +441,33 @@ mod tests {
         assert!(matches(b"/*ababc$", p2.as_slice()));
         assert!(matches(b"/*b*bc", p2.as_slice()));
         assert!(!matches(b"/*abcab", p2.as_slice()));
+    }
+
+    #[test]
+    fn inline_comparisons_and_searches_agree_with_the_slices() {
+        extern crate std;
+        use std::vec::Vec;
+        let mut x: u32 = 11;
+        let mut next = |n: u32| {
+            x = x.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+            (x >> 16) % n
+        };
+        for _ in 0..20_000 {
+            let hay: Vec<u8> = (0..next(90))
+                .map(|_| b"ab\0\xff"[next(4) as usize])
+                .collect();
+            let needle: Vec<u8> = (0..next(20))
+                .map(|_| b"ab\0\xff"[next(4) as usize])
+                .collect();
+            assert_eq!(starts_with(&hay, &needle), hay.starts_with(&needle));
+            let at = next(hay.len() as u32 + 1) as usize;
+            assert!(starts_with(
+                &hay[at..],
+                &hay[at..(at + needle.len()).min(hay.len())]
+            ));
+            let b = b"ab\0\xff"[next(4) as usize];
+            assert_eq!(find_byte(b, &hay), hay.iter().position(|&o| o == b));
+        }
     }
 
     #[test]

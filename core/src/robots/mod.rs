@@ -381,6 +381,32 @@ pub(crate) trait RuleSet<'a>: Copy {
     /// Whether rule `i`'s pattern in `form` may match a subject starting
     /// with `head`.
     fn admits(self, i: usize, form: Form, head: Head) -> bool;
+    /// The first rule from `from` on that may match in some form, and in
+    /// which forms (canonical, RFC 9309, Google): form `f` is tested with
+    /// `heads[f]`, and the RFC 9309 and Google forms only when `own[f - 1]`
+    /// (else they take the canonical form's answer).
+    #[inline]
+    fn next_admitted_forms(
+        self,
+        from: usize,
+        heads: [Head; 3],
+        own: [bool; 2],
+    ) -> Option<(usize, [bool; 3])> {
+        (from..self.len()).find_map(|i| {
+            let a_spec = self.admits(i, Form::Spec, heads[0]);
+            let a_rfc = if own[0] {
+                self.admits(i, Form::Rfc, heads[1])
+            } else {
+                a_spec
+            };
+            let a_google = if own[1] {
+                self.admits(i, Form::Google, heads[2])
+            } else {
+                a_spec
+            };
+            (a_spec || a_rfc || a_google).then_some((i, [a_spec, a_rfc, a_google]))
+        })
+    }
     /// The first rule from `from` on whose canonical form may match a
     /// subject starting with `head`.
     #[inline]
@@ -504,9 +530,7 @@ fn with_large_copy<T, const SCRATCH: usize>(
 }
 
 fn fill<'b>(mut view: percent::Normalized<'_>, buf: &'b mut [u8]) -> &'b [u8] {
-    for slot in buf.iter_mut() {
-        *slot = view.next_byte().unwrap_or_default();
-    }
+    view.fill(buf);
     buf
 }
 
@@ -591,24 +615,17 @@ fn evaluate<'a, R: RuleSet<'a>>(
                 None => break,
             }
         } else {
-            let i = next;
-            let a_spec = rules.admits(i, Form::Spec, canon_head);
-            let a_rfc = if rfc_keys {
-                rules.admits(i, Form::Rfc, rfc_head.unwrap_or(canon_head))
-            } else {
-                a_spec
-            };
-            let a_google = if google_keys {
-                rules.admits(i, Form::Google, google_head.unwrap_or(canon_head))
-            } else {
-                a_spec
-            };
-            (i, a_spec, a_rfc, a_google)
+            let heads = [
+                canon_head,
+                rfc_head.unwrap_or(canon_head),
+                google_head.unwrap_or(canon_head),
+            ];
+            match rules.next_admitted_forms(next, heads, [rfc_keys, google_keys]) {
+                Some((i, [a_spec, a_rfc, a_google])) => (i, a_spec, a_rfc, a_google),
+                None => break,
+            }
         };
         next = i + 1;
-        if !(a_spec || a_rfc || a_google) {
-            continue;
-        }
         let r = rules.view(i);
         let floor = |n: usize| if r.cut { n.max(r.floor) } else { n };
         let spec_span = if a_spec && (r.readings & IN_SPEC != 0 || r.google_same) {
@@ -670,6 +687,11 @@ pub(crate) fn decide<'a, R: RuleSet<'a>, const SCRATCH: usize>(
 ) -> Verdict<'a> {
     let t = path_and_query;
     let rooted = t.first() == Some(&b'/');
+    // Nearly every target: rooted, no escape, no query, nothing to
+    // encode. It is then its own form in every reading.
+    if rooted && !percent::has_special(t) {
+        return evaluate(rules, Subj::Slice(t), None, None);
+    }
     let canonical = rooted && percent::is_canonical(t);
     let rfc_differs = percent::rfc_differs(t);
     let heap = R::HEAP_COPY;

@@ -109,7 +109,7 @@ fn is_plain(value: &[u8]) -> bool {
     // chunks folded without an early exit vectorise; the early exit per
     // chunk keeps long non-plain values cheap too. Nearly every value has
     // none of them, and then no form differs.
-    if !has_special(value) {
+    if !percent::has_special(value) {
         return true;
     }
     value.chunks(16).all(|c| {
@@ -117,38 +117,6 @@ fn is_plain(value: &[u8]) -> bool {
             ok & (b != b'%') & (b.wrapping_sub(0x21) < 0x5e)
         })
     }) && !percent::rfc_differs(value)
-}
-
-/// Whether `value` holds a `%`, a `?` or an octet outside 0x21..=0x7E,
-/// eight octets at a time (each test below is exact for "some octet of the
-/// word"; the last word overlaps the one before it).
-fn has_special(value: &[u8]) -> bool {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    let zero = |v: u64| v.wrapping_sub(ONES) & !v & HIGH;
-    let word = |w: u64| {
-        zero(w ^ (ONES * u64::from(b'%')))
-            | zero(w ^ (ONES * u64::from(b'?')))
-            | zero(w ^ (ONES * 0x7f))
-            // Octets below 0x21 (exact for octets under 0x80) and octets
-            // from 0x80 up.
-            | (w.wrapping_sub(ONES * 0x21) & !w & HIGH)
-            | (w & HIGH)
-    };
-    let special = |b: u8| (b == b'%') | (b == b'?') | (b.wrapping_sub(0x21) >= 0x5e);
-    if value.len() < 8 {
-        return value.iter().any(|&b| special(b));
-    }
-    let mut any = 0u64;
-    let mut words = value.chunks_exact(8);
-    for c in &mut words {
-        any |= word(u64::from_le_bytes(c.try_into().unwrap_or_default()));
-    }
-    if !words.remainder().is_empty() {
-        let last = &value[value.len() - 8..];
-        any |= word(u64::from_le_bytes(last.try_into().unwrap_or_default()));
-    }
-    any != 0
 }
 
 /// Appends the forms of `r` to `arena`.
@@ -420,6 +388,38 @@ impl<'a> RuleSet<'a> for &'a Policy {
                 _ => false,
             },
         }
+    }
+
+    #[inline]
+    fn next_admitted_forms(
+        self,
+        from: usize,
+        heads: [Head; 3],
+        own: [bool; 2],
+    ) -> Option<(usize, [bool; 3])> {
+        let k1 = self.keys.get(from..)?;
+        let n = k1.len();
+        let k2 = self.keys2.get(from..from + n)?;
+        // A form's own keys when some rule's form differs, else the
+        // canonical keys (both of them) with that form's head.
+        let alt = |keys: &'a [Key]| keys.get(from..from + n);
+        let rfc = alt(&self.rfc_keys);
+        let google = alt(&self.google_keys);
+        let admits = |own: bool, own_keys: Option<&[Key]>, head: Head, j: usize, spec: bool| {
+            if !own {
+                spec
+            } else if let Some(keys) = own_keys {
+                keys[j].admits(head.k1)
+            } else {
+                head.admits(k1[j], k2[j])
+            }
+        };
+        (0..n).find_map(|j| {
+            let a_spec = heads[0].admits(k1[j], k2[j]);
+            let a_rfc = admits(own[0], rfc, heads[1], j, a_spec);
+            let a_google = admits(own[1], google, heads[2], j, a_spec);
+            (a_spec || a_rfc || a_google).then_some((from + j, [a_spec, a_rfc, a_google]))
+        })
     }
 
     #[inline]
@@ -712,11 +712,11 @@ mod tests {
                 for b in 0..=255u8 {
                     let mut v = Vec::from(&b"/abcdefghijklmnopqrstu"[..len]);
                     v[at] = b;
-                    assert_eq!(has_special(&v), special(b), "{v:?}");
+                    assert_eq!(percent::has_special(&v), special(b), "{v:?}");
                 }
             }
         }
-        assert!(!has_special(b""));
+        assert!(!percent::has_special(b""));
     }
 
     #[test]
