@@ -572,17 +572,94 @@ fn spec_priority(r: &RuleView<'_>, span: (usize, usize), target_len: usize) -> u
 /// Whether `r` in `form` matches `subject`: an empty pattern matches
 /// nothing (9.1.4), unless it is what a cut left of a Disallow, which then
 /// matches everything.
-fn hit(r: &RuleView<'_>, form: Form, subject: Subj<'_>) -> bool {
+fn hit(r: &RuleView<'_>, form: Form, subject: Subj<'_>, set: &mut LazySet) -> bool {
     let p = r.form(form);
     if p.is_empty() {
         return r.cut;
     }
-    matcher::matches(p, subject)
+    set.may_match(p, subject) && matcher::matches(p, subject)
 }
 
-fn span(r: &RuleView<'_>, subject: Subj<'_>) -> Option<(usize, usize)> {
+/// The octets present in a long subject. Every literal octet of a pattern
+/// that matches occurs in the subject (each segment does), so a pattern
+/// whose segment after a `*` starts with an octet the subject lacks is
+/// rejected without searching the subject: with many `*` rules and a long
+/// target, those searches were the whole cost (one scan of the target per
+/// rule); this is one scan in all, then one look-up per `*`. Only a
+/// filter: a pattern it lets through is matched as before, so the worst
+/// case stays O(path x pattern) and allocation-free.
+#[derive(Clone, Copy)]
+struct ByteSet([u64; 4]);
+
+impl ByteSet {
+    /// Targets shorter than this are searched directly: the scans are cheap.
+    const MIN_SUBJECT: usize = 256;
+
+    /// The set of a slice subject of at least [`ByteSet::MIN_SUBJECT`] octets.
+    fn of(subject: Subj<'_>) -> Option<ByteSet> {
+        let Subj::Slice(s) = subject else {
+            return None;
+        };
+        if s.len() < ByteSet::MIN_SUBJECT {
+            return None;
+        }
+        let mut set = [0u64; 4];
+        for &o in s {
+            set[usize::from(o >> 6)] |= 1 << (o & 63);
+        }
+        Some(ByteSet(set))
+    }
+
+    fn has(&self, o: u8) -> bool {
+        self.0[usize::from(o >> 6)] >> (o & 63) & 1 != 0
+    }
+}
+
+/// The first octet of every segment after a `*` of `pattern` that the
+/// matcher searches for (all but an anchored last one, which it compares
+/// with the end of the subject): each must occur in a subject the pattern
+/// matches.
+fn after_stars(pattern: &[u8]) -> impl Iterator<Item = u8> + '_ {
+    let body = match pattern.split_last() {
+        Some((b'$', rest)) => match memchr::memrchr(b'*', rest) {
+            Some(last) => &rest[..last],
+            None => &[],
+        },
+        _ => pattern,
+    };
+    memchr::memchr_iter(b'*', body)
+        .filter_map(move |i| body.get(i + 1).copied().filter(|&b| b != b'*'))
+}
+
+/// A [`ByteSet`] built the first time a pattern with a `*` asks for it.
+#[derive(Clone, Copy)]
+struct LazySet(Option<Option<ByteSet>>);
+
+impl LazySet {
+    const NEW: LazySet = LazySet(None);
+
+    /// Whether `pattern` may match `subject` (the subject this set is of):
+    /// `false` only when some segment after a `*` starts with an octet
+    /// the subject lacks.
+    fn may_match(&mut self, pattern: &[u8], subject: Subj<'_>) -> bool {
+        let mut firsts = after_stars(pattern).peekable();
+        if firsts.peek().is_none() {
+            return true;
+        }
+        let set = *self.0.get_or_insert_with(|| ByteSet::of(subject));
+        match set {
+            Some(set) => firsts.all(|b| set.has(b)),
+            None => true,
+        }
+    }
+}
+
+fn span(r: &RuleView<'_>, subject: Subj<'_>, set: &mut LazySet) -> Option<(usize, usize)> {
     if r.spec.is_empty() {
         return r.cut.then_some((0, 0));
+    }
+    if !set.may_match(r.spec, subject) {
+        return None;
     }
     matcher::match_span(r.spec, subject)
 }
@@ -599,6 +676,9 @@ fn evaluate<'a, R: RuleSet<'a>>(
     let canon_len = matcher::Subject::remaining(canon);
     let rfc_head = rfc.map(Subj::head);
     let google_head = google.map(Subj::head);
+    let mut canon_set = LazySet::NEW;
+    let mut rfc_set = LazySet::NEW;
+    let mut google_set = LazySet::NEW;
     // When neither the target nor any rule changes in a form, that form's
     // keys and matches are the canonical ones.
     let rfc_keys = rfc.is_some() || rules.has_alt(Form::Rfc);
@@ -629,7 +709,7 @@ fn evaluate<'a, R: RuleSet<'a>>(
         let r = rules.view(i);
         let floor = |n: usize| if r.cut { n.max(r.floor) } else { n };
         let spec_span = if a_spec && (r.readings & IN_SPEC != 0 || r.google_same) {
-            span(&r, canon)
+            span(&r, canon, &mut canon_set)
         } else {
             None
         };
@@ -639,7 +719,14 @@ fn evaluate<'a, R: RuleSet<'a>>(
             }
             let rfc_hit = match rfc {
                 None if r.rfc_same => spec_span.is_some(),
-                _ => a_rfc && hit(&r, Form::Rfc, rfc.unwrap_or(canon)),
+                _ => {
+                    let set = if rfc.is_some() {
+                        &mut rfc_set
+                    } else {
+                        &mut canon_set
+                    };
+                    a_rfc && hit(&r, Form::Rfc, rfc.unwrap_or(canon), set)
+                }
             };
             if rfc_hit {
                 consider(&mut best[1], floor(r.rfc.len()), r);
@@ -648,7 +735,14 @@ fn evaluate<'a, R: RuleSet<'a>>(
         if r.readings & IN_GOOGLE != 0 {
             let google_hit = match google {
                 None if r.google_same => spec_span.is_some(),
-                _ => a_google && hit(&r, Form::Google, google.unwrap_or(canon)),
+                _ => {
+                    let set = if google.is_some() {
+                        &mut google_set
+                    } else {
+                        &mut canon_set
+                    };
+                    a_google && hit(&r, Form::Google, google.unwrap_or(canon), set)
+                }
             };
             if google_hit {
                 consider(&mut best[2], floor(r.google.len()), r);
@@ -801,6 +895,43 @@ mod tests {
         for junk in [&b"soon"[..], b"-1", b"1e3", b"", b".", b"1.2.3", b"5s"] {
             assert_eq!(CrawlDelay::parse(junk), None, "{junk:?}");
         }
+    }
+
+    #[test]
+    fn byte_sets_never_reject_a_match() {
+        extern crate std;
+        use std::vec::Vec;
+        let mut x: u32 = 5;
+        let mut next = |n: u32| {
+            x = x.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+            (x >> 16) % n
+        };
+        let mut matched = 0;
+        for _ in 0..3000 {
+            // Some subjects lack `$` and `*`.
+            let alphabet = if next(2) == 0 { 3 } else { 5 };
+            let subject: Vec<u8> = (0..ByteSet::MIN_SUBJECT as u32 + next(64))
+                .map(|_| b"/ab$*"[next(alphabet) as usize])
+                .collect();
+            let set = ByteSet::of(Subj::Slice(&subject)).expect("long enough");
+            for b in 0..=255u8 {
+                assert_eq!(set.has(b), subject.contains(&b));
+            }
+            let pattern: Vec<u8> = (0..next(12)).map(|_| b"/ab$*c"[next(6) as usize]).collect();
+            if matcher::matches(&pattern, subject.as_slice()) {
+                matched += 1;
+                assert!(after_stars(&pattern).all(|b| set.has(b)), "{pattern:?}");
+                let mut lazy = LazySet::NEW;
+                assert!(lazy.may_match(&pattern, Subj::Slice(&subject)));
+            }
+        }
+        assert!(matched > 100, "{matched}");
+        let short = ByteSet::of(Subj::Slice(b"/short"));
+        assert!(short.is_none());
+        let firsts: Vec<u8> = after_stars(b"/a*b**c*$x*$").collect();
+        assert_eq!(firsts, b"bc$");
+        assert_eq!(after_stars(b"/a*$").count(), 0);
+        assert_eq!(after_stars(b"/a*b*c").collect::<Vec<u8>>(), b"bc");
     }
 
     #[test]
