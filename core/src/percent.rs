@@ -55,6 +55,7 @@ pub fn rfc_form(raw: &[u8], mut out: impl FnMut(u8)) {
 /// Whether `value` holds a `%`, a `?` or an octet outside 0x21..=0x7E,
 /// eight octets at a time (each test below is exact for "some octet of the
 /// word"; the last word overlaps the one before it).
+#[inline]
 pub(crate) fn has_special(value: &[u8]) -> bool {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;

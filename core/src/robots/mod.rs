@@ -322,7 +322,10 @@ impl Key {
     /// The second key of a pattern: octets 7 to 13 of its literal part
     /// (before any `*` and a final `$`), empty when that part is shorter.
     /// Many rules of a large file share their first 7 octets
-    /// (`/html/A12345_01/`): the second key still tells them apart.
+    /// (`/html/A12345_01/`): the second key still tells them apart. The
+    /// parse computes it with the first in [`Key::pair_of_pattern`]; this
+    /// plain reading of it is what the tests hold that one to.
+    #[cfg(test)]
     pub(crate) fn of_pattern_tail(pattern: &[u8]) -> Key {
         let body = match pattern.split_last() {
             Some((b'$', rest)) => rest,
@@ -339,6 +342,49 @@ impl Key {
             Some(i) => Key::of_slice(&tail[..i]),
             None => Key::of_slice(tail),
         }
+    }
+
+    /// [`Key::of_pattern`] and [`Key::of_pattern_tail`] at once, from two
+    /// word loads: the parse computes both for every rule it keeps.
+    #[inline]
+    pub(crate) fn pair_of_pattern(pattern: &[u8]) -> (Key, Key) {
+        let body = match pattern.split_last() {
+            Some((b'$', rest)) => rest,
+            _ => pattern,
+        };
+        let load = |at: usize| -> u64 {
+            match body.get(at..).and_then(|s| s.first_chunk::<8>()) {
+                Some(c) => u64::from_le_bytes(*c),
+                None => {
+                    let mut w = 0u64;
+                    for (i, &b) in body.iter().skip(at).take(8).enumerate() {
+                        w |= u64::from(b) << (8 * i);
+                    }
+                    w
+                }
+            }
+        };
+        // The first `*` of a word (8 when none), with the zero-octet trick
+        // on the word XOR `*`s (exact for the lowest zero octet).
+        let star = |w: u64| {
+            let x = w ^ 0x2a2a_2a2a_2a2a_2a2a;
+            let zero = x.wrapping_sub(0x0101_0101_0101_0101) & !x & 0x8080_8080_8080_8080;
+            (zero.trailing_zeros() / 8) as usize
+        };
+        let key = |w: u64, len: usize| {
+            let mask = (1u64 << (8 * len)) - 1;
+            Key(w & mask | (len as u64) << 56)
+        };
+        let n = body.len().min(2 * Key::MAX);
+        let w1 = load(0);
+        let s1 = star(w1);
+        if s1 < Key::MAX || n <= Key::MAX {
+            // The literal part ends within the first key: no second one.
+            return (key(w1, s1.min(n).min(Key::MAX)), key(0, 0));
+        }
+        let w2 = load(Key::MAX);
+        let len2 = star(w2).min(n - Key::MAX).min(Key::MAX);
+        (key(w1, Key::MAX), key(w2, len2))
     }
 
     /// Whether a pattern with this key may match a subject whose first
@@ -962,6 +1008,11 @@ mod tests {
             let lit: Vec<u8> = body.iter().copied().take_while(|&b| b != b'*').collect();
             let want = Key::from_octets(lit.iter().copied().skip(Key::MAX).take(Key::MAX));
             assert_eq!(Key::of_pattern_tail(&pattern), want, "{pattern:?}");
+            assert_eq!(
+                Key::pair_of_pattern(&pattern),
+                (Key::of_pattern(&pattern), want),
+                "{pattern:?}"
+            );
             let head = Subj::Slice(&subject).head();
             let view = Subj::View(percent::Normalized::new(&subject)).head();
             assert_eq!(head, view);
@@ -1009,17 +1060,26 @@ mod tests {
         assert!(k(b"/\0").admits(head(b"/\0x")));
         assert!(!k(b"/").admits(head(b"")));
         // Every place of a `*` (or none) around the 7-octet window.
-        for len in 0..12 {
+        for len in 0..20 {
             for star in 0..=len {
-                let mut p: [u8; 12] = *b"/abcdefghijk";
+                let mut p: [u8; 20] = *b"/abcdefghijklmnopqrs";
                 if star < len {
                     p[star] = b'*';
                 }
                 k(&p[..len]);
-                let mut anchored = [0u8; 13];
+                assert_eq!(
+                    Key::pair_of_pattern(&p[..len]),
+                    (Key::of_pattern(&p[..len]), Key::of_pattern_tail(&p[..len]))
+                );
+                let mut anchored = [0u8; 21];
                 anchored[..len].copy_from_slice(&p[..len]);
                 anchored[len] = b'$';
                 k(&anchored[..=len]);
+                let a = &anchored[..=len];
+                assert_eq!(
+                    Key::pair_of_pattern(a),
+                    (Key::of_pattern(a), Key::of_pattern_tail(a))
+                );
             }
         }
     }

@@ -197,9 +197,9 @@ impl PolicyBuilder<'_> {
             let readings = readings_of(*sets);
             if readings != 0 {
                 let stored = store(&mut arena, r, readings);
-                let spec = stored.spec.get(&arena);
-                keys.push(Key::of_pattern(spec));
-                keys2.push(Key::of_pattern_tail(spec));
+                let (k1, k2) = Key::pair_of_pattern(stored.spec.get(&arena));
+                keys.push(k1);
+                keys2.push(k2);
                 rules.push(stored);
             }
         }
