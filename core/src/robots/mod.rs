@@ -694,6 +694,15 @@ impl LazySet {
     /// `false` only when some segment after a `*` starts with an octet
     /// the subject lacks.
     fn may_match(&mut self, pattern: &[u8], subject: Subj<'_>) -> bool {
+        // A short target (nearly all) is searched directly: settled once,
+        // before any look at the pattern.
+        if matches!(self.0, Some(None)) {
+            return true;
+        }
+        if !matches!(subject, Subj::Slice(s) if s.len() >= ByteSet::MIN_SUBJECT) {
+            self.0 = Some(None);
+            return true;
+        }
         let mut firsts = after_stars(pattern).peekable();
         if firsts.peek().is_none() {
             return true;
