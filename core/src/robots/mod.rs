@@ -346,6 +346,9 @@ impl Key {
 
     /// [`Key::of_pattern`] and [`Key::of_pattern_tail`] at once, from two
     /// word loads: the parse computes both for every rule it keeps.
+    // Only the owned `Policy` keeps two keys per rule; a heapless-only
+    // build has no caller.
+    #[cfg_attr(not(feature = "alloc"), allow(dead_code))]
     #[inline]
     pub(crate) fn pair_of_pattern(pattern: &[u8]) -> (Key, Key) {
         let body = match pattern.split_last() {
@@ -407,6 +410,9 @@ pub(crate) struct Head {
 impl Head {
     /// Whether a pattern with keys `k1` and `k2` (see
     /// [`Key::of_pattern_tail`]) may match this subject.
+    // Only the owned `Policy` keeps two keys per rule; a heapless-only
+    // build has no caller.
+    #[cfg_attr(not(feature = "alloc"), allow(dead_code))]
     #[inline]
     pub(crate) fn admits(self, k1: Key, k2: Key) -> bool {
         k1.admits(self.k1) && k2.admits(self.k2)
