@@ -13,6 +13,10 @@
 //! * `robotstxt/parse_robotstxt(no-op)` — Google's tokenizer driving a
 //!   handler that keeps nothing: robotstxt has no parsed object at all, so
 //!   this is a floor, not a like-for-like figure.
+//! * `floor/memchr newline count` — every body's `\n`s counted with
+//!   `memchr`: no parse reads its input faster than it can find the line
+//!   ends, so `Policy::parse`'s time over this one is its distance from
+//!   the physical limit (issue #13).
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use std::hint::black_box;
@@ -42,6 +46,15 @@ fn group(c: &mut Criterion, name: &str, bodies: &[Body]) {
             for body in bodies {
                 black_box(Policy::parse(black_box(&body.bytes), TOKEN));
             }
+        })
+    });
+    g.bench_function(BenchmarkId::new("floor", "memchr newline count"), |b| {
+        b.iter(|| {
+            let mut lines = 0usize;
+            for body in bodies {
+                lines += memchr::memchr_iter(b'\n', black_box(&body.bytes)).count();
+            }
+            black_box(lines)
         })
     });
     g.bench_function(BenchmarkId::new("wr_core", "Robots::parse"), |b| {
