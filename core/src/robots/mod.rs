@@ -465,6 +465,16 @@ pub(crate) trait RuleSet<'a>: Copy {
     fn next_admitted(self, from: usize, head: Head) -> Option<usize> {
         (from..self.len()).find(|&i| self.admits(i, Form::Spec, head))
     }
+    /// Whether the model lists the rules whose RFC 9309 or Google form
+    /// differs from the canonical one (see [`RuleSet::own_form_rule`]).
+    const OWN_FORM_LIST: bool = false;
+    /// The `k`-th rule, in rule order, whose RFC 9309 or Google form
+    /// differs from its canonical one (only when
+    /// [`RuleSet::OWN_FORM_LIST`]).
+    #[inline]
+    fn own_form_rule(self, _k: usize) -> Option<usize> {
+        None
+    }
     /// Rule `i`.
     fn view(self, i: usize) -> RuleView<'a>;
 }
@@ -754,9 +764,54 @@ fn evaluate<'a, R: RuleSet<'a>>(
     // With one form for every rule and the target, only the canonical
     // keys are scanned, in one tight loop.
     let one_form = !rfc_keys && !google_keys;
+    // A target that is its own form in every reading, with some rule
+    // whose form differs: the canonical keys are scanned in the tight
+    // loop, and the few listed rules with forms of their own are weighed
+    // in every form at their place in rule order.
+    let listed = R::OWN_FORM_LIST && !one_form && rfc.is_none() && google.is_none();
+    let mut own_k = 0;
+    let mut own_next = if listed { rules.own_form_rule(0) } else { None };
+    // The next rule from `next` on that the canonical keys admit, once
+    // known (`Some(None)`: none is left).
+    let mut admitted: Option<Option<usize>> = None;
     let mut next = 0;
     while next < rules.len() {
-        let (i, a_spec, a_rfc, a_google) = if one_form {
+        let (i, a_spec, a_rfc, a_google) = if listed {
+            let c = match admitted {
+                Some(Some(c)) if c >= next => Some(c),
+                Some(None) => None,
+                _ => {
+                    let c = rules.next_admitted(next, canon_head);
+                    admitted = Some(c);
+                    c
+                }
+            };
+            match (c, own_next) {
+                (None, None) => break,
+                (Some(c), None) => (c, true, true, true),
+                (Some(c), Some(o)) if c < o => (c, true, true, true),
+                (_, Some(o)) => {
+                    own_k += 1;
+                    own_next = rules.own_form_rule(own_k);
+                    let a_spec = rules.admits(o, Form::Spec, canon_head);
+                    let a_rfc = if rfc_keys {
+                        rules.admits(o, Form::Rfc, canon_head)
+                    } else {
+                        a_spec
+                    };
+                    let a_google = if google_keys {
+                        rules.admits(o, Form::Google, canon_head)
+                    } else {
+                        a_spec
+                    };
+                    if !(a_spec || a_rfc || a_google) {
+                        next = o + 1;
+                        continue;
+                    }
+                    (o, a_spec, a_rfc, a_google)
+                }
+            }
+        } else if one_form {
             match rules.next_admitted(next, canon_head) {
                 Some(i) => (i, true, true, true),
                 None => break,

@@ -68,6 +68,9 @@ pub struct Policy {
     /// is its canonical one, the keys above then serving that reading.
     rfc_keys: Vec<Key>,
     google_keys: Vec<Key>,
+    /// Indices, in rule order, of the rules whose RFC 9309 or Google form
+    /// differs from the canonical one.
+    own_forms: Vec<u32>,
     crawl_delay: Option<CrawlDelay>,
     selected: Selected,
     google_selected: Selected,
@@ -219,6 +222,12 @@ impl PolicyBuilder<'_> {
         } else {
             Vec::new()
         };
+        let own_forms = rules
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| r.rfc != r.spec || r.google != r.spec)
+            .map(|(i, _)| i as u32)
+            .collect();
         arena.shrink_to_fit();
         Policy {
             arena,
@@ -227,6 +236,7 @@ impl PolicyBuilder<'_> {
             keys2,
             rfc_keys,
             google_keys,
+            own_forms,
             crawl_delay,
             selected,
             google_selected,
@@ -347,6 +357,7 @@ impl Policy {
                 + self.rfc_keys.capacity()
                 + self.google_keys.capacity())
                 * core::mem::size_of::<Key>()
+            + self.own_forms.capacity() * core::mem::size_of::<u32>()
     }
 }
 
@@ -430,6 +441,13 @@ impl<'a> RuleSet<'a> for &'a Policy {
             .zip(keys2)
             .position(|(&k1, &k2)| head.admits(k1, k2))
             .map(|j| from + j)
+    }
+
+    const OWN_FORM_LIST: bool = true;
+
+    #[inline]
+    fn own_form_rule(self, k: usize) -> Option<usize> {
+        self.own_forms.get(k).map(|&i| i as usize)
     }
 
     #[inline]
