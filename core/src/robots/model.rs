@@ -95,9 +95,40 @@ pub enum Selected {
 #[derive(Default)]
 struct PolicyBuilder<'a> {
     /// Each rule once, with the candidate sets it belongs to.
-    rules: Vec<(RawRule<'a>, u8)>,
+    rules: Vec<Candidate<'a>>,
     /// The Crawl-delay of each candidate set, by the set's bit position.
     delays: [Option<CrawlDelay>; 4],
+}
+
+/// A rule while the file is read: half the size of a [`RawRule`] with its
+/// sets, since the list is written once per rule and read back at the end
+/// (for a large file, from beyond the cache).
+#[derive(Debug, Clone, Copy)]
+struct Candidate<'a> {
+    value: &'a [u8],
+    line: u32,
+    cut_from: Option<core::num::NonZeroU32>,
+    kind: RuleKind,
+    /// The candidate sets the rule belongs to.
+    sets: u8,
+}
+
+impl<'a> Candidate<'a> {
+    fn new(rule: RawRule<'a>, sets: u8) -> Candidate<'a> {
+        Candidate {
+            value: rule.value,
+            line: rule.line,
+            // A cut value's whole length is above its kept length, and no
+            // body (500 KiB at most) has one over `u32::MAX`; an
+            // impossible one still marks the rule cut.
+            cut_from: rule.cut_from.map(|n| {
+                core::num::NonZeroU32::new(u32::try_from(n).unwrap_or(u32::MAX))
+                    .unwrap_or(core::num::NonZeroU32::MIN)
+            }),
+            kind: rule.kind,
+            sets,
+        }
+    }
 }
 
 fn set_index(set: u8) -> usize {
@@ -123,7 +154,7 @@ fn is_plain(value: &[u8]) -> bool {
 }
 
 /// Appends the forms of `r` to `arena`.
-fn store(arena: &mut Vec<u8>, r: &RawRule<'_>, readings: u8) -> StoredRule {
+fn store(arena: &mut Vec<u8>, r: &Candidate<'_>, readings: u8) -> StoredRule {
     let text = push(arena, r.value);
     let (spec, rfc, google) = if is_plain(r.value) {
         (text, text, text)
@@ -159,7 +190,7 @@ fn store(arena: &mut Vec<u8>, r: &RawRule<'_>, readings: u8) -> StoredRule {
         rfc,
         google,
         readings,
-        cut_from: r.cut_from.map(|n| n as u32),
+        cut_from: r.cut_from.map(core::num::NonZeroU32::get),
     }
 }
 
@@ -167,7 +198,7 @@ impl PolicyBuilder<'_> {
     fn selected(&self, named: bool, global_set: u8) -> Selected {
         if named {
             Selected::Named
-        } else if self.rules.iter().any(|(_, s)| s & global_set != 0)
+        } else if self.rules.iter().any(|c| c.sets & global_set != 0)
             || self.delays[set_index(global_set)].is_some()
         {
             Selected::Global
@@ -189,17 +220,17 @@ impl PolicyBuilder<'_> {
             (if sets & spec_set != 0 { IN_SPEC } else { 0 })
                 | (if sets & google_set != 0 { IN_GOOGLE } else { 0 })
         };
-        let plain_len: usize = self.rules.iter().map(|(r, _)| r.value.len()).sum();
+        let plain_len: usize = self.rules.iter().map(|c| c.value.len()).sum();
         let mut arena = Vec::with_capacity(plain_len);
         // File order: every query weighs every rule, so no order is
         // needed for precedence, and sorting cost a sixth of a parse.
         let mut rules: Vec<StoredRule> = Vec::with_capacity(self.rules.len());
         let mut keys: Vec<Key> = Vec::with_capacity(self.rules.len());
         let mut keys2: Vec<Key> = Vec::with_capacity(self.rules.len());
-        for (r, sets) in &self.rules {
-            let readings = readings_of(*sets);
+        for c in &self.rules {
+            let readings = readings_of(c.sets);
             if readings != 0 {
-                let stored = store(&mut arena, r, readings);
+                let stored = store(&mut arena, c, readings);
                 let (k1, k2) = Key::pair_of_pattern(stored.spec.get(&arena));
                 keys.push(k1);
                 keys2.push(k2);
@@ -247,15 +278,15 @@ impl PolicyBuilder<'_> {
 
 impl<'a> SelectSink<'a> for PolicyBuilder<'a> {
     fn reset_named(&mut self, set: u8) {
-        self.rules.retain_mut(|(_, sets)| {
-            *sets &= !set;
-            *sets != 0
+        self.rules.retain_mut(|c| {
+            c.sets &= !set;
+            c.sets != 0
         });
         self.delays[set_index(set)] = None;
     }
 
     fn rule(&mut self, sets: u8, rule: RawRule<'a>) {
-        self.rules.push((rule, sets));
+        self.rules.push(Candidate::new(rule, sets));
     }
 
     fn crawl_delay(&mut self, sets: u8, delay: CrawlDelay) {
