@@ -96,6 +96,8 @@ pub enum Selected {
 struct PolicyBuilder<'a> {
     /// Each rule once, with the candidate sets it belongs to.
     rules: Vec<Candidate<'a>>,
+    /// Octets of the candidates' values, dropped ones included.
+    value_len: usize,
     /// The Crawl-delay of each candidate set, by the set's bit position.
     delays: [Option<CrawlDelay>; 4],
 }
@@ -153,7 +155,10 @@ fn is_plain(value: &[u8]) -> bool {
     }) && !percent::rfc_differs(value)
 }
 
-/// Appends the forms of `r` to `arena`.
+/// Appends the forms of `r` to `arena`. Out of line: few values have a
+/// `%`, a `?` or an octet to encode, and the loop over the others stays
+/// small.
+#[inline(never)]
 fn store(arena: &mut Vec<u8>, r: &Candidate<'_>, readings: u8) -> StoredRule {
     let text = push(arena, r.value);
     let (spec, rfc, google) = if is_plain(r.value) {
@@ -220,22 +225,50 @@ impl PolicyBuilder<'_> {
             (if sets & spec_set != 0 { IN_SPEC } else { 0 })
                 | (if sets & google_set != 0 { IN_GOOGLE } else { 0 })
         };
-        let plain_len: usize = self.rules.iter().map(|c| c.value.len()).sum();
-        let mut arena = Vec::with_capacity(plain_len);
+        // Every kept value once, and the other forms of the few that have
+        // them: the candidates' length is the arena's, nearly always.
+        let mut arena = Vec::with_capacity(self.value_len);
         // File order: every query weighs every rule, so no order is
         // needed for precedence, and sorting cost a sixth of a parse.
         let mut rules: Vec<StoredRule> = Vec::with_capacity(self.rules.len());
         let mut keys: Vec<Key> = Vec::with_capacity(self.rules.len());
         let mut keys2: Vec<Key> = Vec::with_capacity(self.rules.len());
+        let mut own_forms: Vec<u32> = Vec::new();
+        let (mut rfc_differs, mut google_differs) = (false, false);
         for c in &self.rules {
             let readings = readings_of(c.sets);
-            if readings != 0 {
+            if readings == 0 {
+                continue;
+            }
+            let (stored, k1, k2) = if percent::has_special(c.value) {
                 let stored = store(&mut arena, c, readings);
                 let (k1, k2) = Key::pair_of_pattern(stored.spec.get(&arena));
-                keys.push(k1);
-                keys2.push(k2);
-                rules.push(stored);
+                (stored, k1, k2)
+            } else {
+                // The common case, a value that is its own form in every
+                // reading: one copy, keys from the value in the cache.
+                let text = push(&mut arena, c.value);
+                let (k1, k2) = Key::pair_of_pattern(c.value);
+                let stored = StoredRule {
+                    kind: c.kind,
+                    line: c.line,
+                    text,
+                    spec: text,
+                    rfc: text,
+                    google: text,
+                    readings,
+                    cut_from: c.cut_from.map(core::num::NonZeroU32::get),
+                };
+                (stored, k1, k2)
+            };
+            if stored.rfc != stored.spec || stored.google != stored.spec {
+                rfc_differs |= stored.rfc != stored.spec;
+                google_differs |= stored.google != stored.spec;
+                own_forms.push(rules.len() as u32);
             }
+            keys.push(k1);
+            keys2.push(k2);
+            rules.push(stored);
         }
         let keys_of = |form: fn(&StoredRule) -> Span| -> Vec<Key> {
             rules
@@ -243,22 +276,16 @@ impl PolicyBuilder<'_> {
                 .map(|r| Key::of_pattern(form(r).get(&arena)))
                 .collect()
         };
-        let rfc_keys = if rules.iter().any(|r| r.rfc != r.spec) {
+        let rfc_keys = if rfc_differs {
             keys_of(|r| r.rfc)
         } else {
             Vec::new()
         };
-        let google_keys = if rules.iter().any(|r| r.google != r.spec) {
+        let google_keys = if google_differs {
             keys_of(|r| r.google)
         } else {
             Vec::new()
         };
-        let own_forms = rules
-            .iter()
-            .enumerate()
-            .filter(|(_, r)| r.rfc != r.spec || r.google != r.spec)
-            .map(|(i, _)| i as u32)
-            .collect();
         arena.shrink_to_fit();
         Policy {
             arena,
@@ -286,6 +313,7 @@ impl<'a> SelectSink<'a> for PolicyBuilder<'a> {
     }
 
     fn rule(&mut self, sets: u8, rule: RawRule<'a>) {
+        self.value_len += rule.value.len();
         self.rules.push(Candidate::new(rule, sets));
     }
 
