@@ -124,6 +124,8 @@ const fn hex_val(b: u8) -> Option<u8> {
 const HEX_UPPER: &[u8; 16] = b"0123456789ABCDEF";
 
 /// `b` percent-encoded, with upper-case hex digits.
+// Only the owned `Policy` builds forms; a heapless-only build has no caller.
+#[cfg_attr(not(feature = "alloc"), allow(dead_code))]
 pub(crate) const fn escape(b: u8) -> [u8; 3] {
     [
         b'%',
@@ -250,6 +252,7 @@ pub fn google_form(raw: &[u8], mut out: impl FnMut(u8)) {
 /// The first octet of `hay` that [`has_special`] looks for: `%`, `?`, or
 /// outside 0x21..=0x7E. Whole 32-octet blocks are tested without an early
 /// exit, which vectorises.
+#[cfg_attr(not(feature = "alloc"), allow(dead_code))]
 pub(crate) fn find_special(hay: &[u8]) -> Option<usize> {
     let hit =
         |b: u8| u8::from(b == b'?') | u8::from(b == b'%') | u8::from(b.wrapping_sub(0x21) >= 0x5e);
