@@ -362,6 +362,7 @@ impl PolicyBuilder<'_> {
             Vec::new()
         };
         arena.shrink_to_fit();
+        own_forms.shrink_to_fit();
         Policy {
             arena,
             rules,
