@@ -355,6 +355,18 @@ fn read_field(line: &[u8], start: usize, hash: Option<usize>) -> (Directive<'_>,
     if let Some(d) = common(&content[start..]) {
         return (d, true);
     }
+    // Every name the tolerant reading knows starts with one of these
+    // (`user…`, `allow`, `dis…`/`dia…`, `crawl…`, `site…`): any other
+    // word (prose, markup, `Host:`) is unknown without the general reader.
+    let head = content
+        .get(start..start + 3)
+        .map(|h| [h[0] | 0x20, h[1] | 0x20, h[2] | 0x20]);
+    if !matches!(
+        head.as_ref().map(|h| &h[..]),
+        Some(b"use" | b"all" | b"dis" | b"dia" | b"cra" | b"sit")
+    ) {
+        return (Directive::Unknown, true);
+    }
     general(content)
 }
 
