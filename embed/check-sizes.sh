@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# Builds the embedded artefacts of wr-core-embed with the `embed` profile
-# (opt-level "s", fat LTO, one codegen unit, panic=abort, stripped) and
-# fails if one is over its budget. Run by .ci/run; see docs/performance.md,
+# Builds the embedded artefacts of wr-core-embed with the `embed` profiles
+# (fat LTO, one codegen unit, panic=abort, stripped; opt-level "s", and "z"
+# for the wasm module) and fails if one is over its budget. Run by .ci/run; see docs/performance.md,
 # "Embedded sizes".
 #
 #   wasm   wr_core_embed.wasm for wasm32-unknown-unknown, feature standalone
-#          (both APIs, dlmalloc): size of the file.
+#          (both APIs, dlmalloc), profile embed-wasm: size of the file.
 #   thumb  examples/size_probe.rs for thumbv7em-none-eabihf, no allocator
 #          (parse + check + Crawl-delay + domain check into caller
 #          storage): .text + .rodata of the linked program.
@@ -32,11 +32,11 @@ done
 
 # The same arguments as tests/wasm.rs (so the test reuses this build).
 cargo rustc -p wr-core-embed --lib --crate-type cdylib --target wasm32-unknown-unknown \
-  --profile embed --features standalone --manifest-path "$manifest"
+  --profile embed-wasm --features standalone --manifest-path "$manifest"
 cargo build -p wr-core-embed --example size_probe --target thumbv7em-none-eabihf \
   --profile embed --no-default-features --features size-probe --manifest-path "$manifest"
 
-wasm=$CARGO_TARGET_DIR/wasm32-unknown-unknown/embed/wr_core_embed.wasm
+wasm=$CARGO_TARGET_DIR/wasm32-unknown-unknown/embed-wasm/wr_core_embed.wasm
 probe=$CARGO_TARGET_DIR/thumbv7em-none-eabihf/embed/examples/size_probe
 
 size_tool=

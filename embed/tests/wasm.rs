@@ -1,5 +1,5 @@
 //! The `wasm32-unknown-unknown` module, built by this test (profile
-//! `embed`, feature `standalone`) and run in the wasmi interpreter: every
+//! `embed-wasm`, feature `standalone`) and run in the wasmi interpreter: every
 //! vector of tests/common through its exports, as a host would call them
 //! (inputs placed with `wr_buffer_alloc`, answers read from its memory).
 //!
@@ -28,7 +28,7 @@ const BUILD: &[&str] = &[
     "--target",
     "wasm32-unknown-unknown",
     "--profile",
-    "embed",
+    "embed-wasm",
     "--features",
     "standalone",
 ];
@@ -43,7 +43,7 @@ fn module_bytes() -> &'static [u8] {
              `rustup target add wasm32-unknown-unknown`.",
         );
         let path =
-            common::artefact_target_dir().join("wasm32-unknown-unknown/embed/wr_core_embed.wasm");
+            common::artefact_target_dir().join("wasm32-unknown-unknown/embed-wasm/wr_core_embed.wasm");
         std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
     })
 }
