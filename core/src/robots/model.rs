@@ -384,15 +384,15 @@ impl<'a> RuleSet<'a> for &'a Policy {
     }
 
     #[inline]
-    fn admits(self, i: usize, form: Form, head: Head) -> bool {
+    fn admits(self, i: usize, form: Form, head: &Head) -> bool {
         // The second keys are the canonical form's: they serve a form only
         // when every rule's form is its canonical one.
         match form {
             Form::Rfc if !self.rfc_keys.is_empty() => {
-                self.rfc_keys.get(i).is_some_and(|k| k.admits(head.k1))
+                self.rfc_keys.get(i).is_some_and(|&k| head.admits1(k))
             }
             Form::Google if !self.google_keys.is_empty() => {
-                self.google_keys.get(i).is_some_and(|k| k.admits(head.k1))
+                self.google_keys.get(i).is_some_and(|&k| head.admits1(k))
             }
             _ => match (self.keys.get(i), self.keys2.get(i)) {
                 (Some(&k1), Some(&k2)) => head.admits(k1, k2),
@@ -405,7 +405,7 @@ impl<'a> RuleSet<'a> for &'a Policy {
     fn next_admitted_forms(
         self,
         from: usize,
-        heads: [Head; 3],
+        heads: &[Head; 3],
         own: [bool; 2],
     ) -> Option<(usize, [bool; 3])> {
         let k1 = self.keys.get(from..)?;
@@ -416,25 +416,25 @@ impl<'a> RuleSet<'a> for &'a Policy {
         let alt = |keys: &'a [Key]| keys.get(from..from + n);
         let rfc = alt(&self.rfc_keys);
         let google = alt(&self.google_keys);
-        let admits = |own: bool, own_keys: Option<&[Key]>, head: Head, j: usize, spec: bool| {
+        let admits = |own: bool, own_keys: Option<&[Key]>, head: &Head, j: usize, spec: bool| {
             if !own {
                 spec
             } else if let Some(keys) = own_keys {
-                keys[j].admits(head.k1)
+                head.admits1(keys[j])
             } else {
                 head.admits(k1[j], k2[j])
             }
         };
         (0..n).find_map(|j| {
             let a_spec = heads[0].admits(k1[j], k2[j]);
-            let a_rfc = admits(own[0], rfc, heads[1], j, a_spec);
-            let a_google = admits(own[1], google, heads[2], j, a_spec);
+            let a_rfc = admits(own[0], rfc, &heads[1], j, a_spec);
+            let a_google = admits(own[1], google, &heads[2], j, a_spec);
             (a_spec || a_rfc || a_google).then_some((from + j, [a_spec, a_rfc, a_google]))
         })
     }
 
     #[inline]
-    fn next_admitted(self, from: usize, head: Head) -> Option<usize> {
+    fn next_admitted(self, from: usize, head: &Head) -> Option<usize> {
         let keys = self.keys.get(from..)?;
         let keys2 = self.keys2.get(from..)?;
         keys.iter()
