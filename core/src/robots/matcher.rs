@@ -68,7 +68,7 @@ fn starts_with(hay: &[u8], needle: &[u8]) -> bool {
 /// The first `b` in `hay`: short haystacks (a request path) are scanned in
 /// line, eight octets at a time; longer ones with `memchr`.
 #[inline(always)]
-fn find_byte(b: u8, hay: &[u8]) -> Option<usize> {
+pub(crate) fn find_byte(b: u8, hay: &[u8]) -> Option<usize> {
     if hay.len() > 64 {
         return memchr::memchr(b, hay);
     }

@@ -281,6 +281,10 @@ impl Key {
     /// The key of the first octets of `s` (up to 7).
     #[inline]
     fn of_slice(s: &[u8]) -> Key {
+        // One word load when there are 8 octets (most targets).
+        if let Some(c) = s.first_chunk::<8>() {
+            return Key(u64::from_le_bytes(*c) & 0x00ff_ffff_ffff_ffff | 7 << 56);
+        }
         let s = &s[..s.len().min(Key::MAX)];
         let mut k = 0u64;
         for (i, &b) in s.iter().enumerate() {
@@ -428,14 +432,17 @@ impl Head {
         }
     }
 
+    #[inline]
     fn table(head: Key) -> [u64; 8] {
-        let n = (head.0 >> 56) as usize;
-        let mut t = [u64::MAX; 8];
-        for (len, slot) in t.iter_mut().enumerate().take(n + 1) {
-            let mask = (1u64 << (8 * len)) - 1;
-            *slot = head.0 & mask | (len as u64) << 56;
-        }
-        t
+        let n = head.0 >> 56;
+        core::array::from_fn(|len| {
+            let len = len as u64;
+            if len <= n {
+                head.0 & ((1u64 << (8 * len)) - 1) | len << 56
+            } else {
+                u64::MAX
+            }
+        })
     }
 
     /// [`Key::admits`] of this subject's first key, from the table.
@@ -593,9 +600,18 @@ const SMALL_SUBJECT: usize = 256;
 /// segment; a copy makes it linear.
 fn with_subject<T, const SCRATCH: usize>(
     view: percent::Normalized<'_>,
+    bound: usize,
     heap: bool,
     f: impl FnOnce(Subj<'_>) -> T,
 ) -> T {
+    if bound <= SMALL_SUBJECT {
+        // Short enough whatever it holds: filled and measured in one pass
+        // (the counting pass cost as much as the copy).
+        let mut buf = [0u8; SMALL_SUBJECT];
+        let mut view = view;
+        let len = view.fill(&mut buf[..bound]);
+        return f(Subj::Slice(&buf[..len]));
+    }
     let len = matcher::Subject::remaining(view);
     if len <= SMALL_SUBJECT {
         let mut buf = [0u8; SMALL_SUBJECT];
@@ -628,7 +644,7 @@ fn with_large_copy<T, const SCRATCH: usize>(
 }
 
 fn fill<'b>(mut view: percent::Normalized<'_>, buf: &'b mut [u8]) -> &'b [u8] {
-    view.fill(buf);
+    let _ = view.fill(buf);
     buf
 }
 
@@ -947,9 +963,12 @@ pub(crate) fn decide<'a, R: RuleSet<'a>, const SCRATCH: usize>(
     if rooted && !percent::has_special(t) {
         return evaluate(rules, Subj::Slice(t), None, None);
     }
-    let canonical = rooted && percent::is_canonical(t);
-    let rfc_differs = percent::rfc_differs(t);
+    let canonical = rooted && is_canonical(t);
+    let rfc_differs = rfc_differs(t);
     let heap = R::HEAP_COPY;
+    // Every form of `t` holds at most three octets per octet of `t` (an
+    // encoded one), and a leading `/`.
+    let bound = t.len().saturating_mul(3).saturating_add(1);
     let with_rfc = |canon: Subj<'_>| {
         let with_google = |rfc: Option<Subj<'_>>| {
             if canonical {
@@ -959,6 +978,7 @@ pub(crate) fn decide<'a, R: RuleSet<'a>, const SCRATCH: usize>(
             } else {
                 with_subject::<_, SCRATCH>(
                     percent::Normalized::with_leading_slash(t, true),
+                    bound,
                     heap,
                     |g| evaluate(rules, canon, rfc, Some(g)),
                 )
@@ -972,7 +992,7 @@ pub(crate) fn decide<'a, R: RuleSet<'a>, const SCRATCH: usize>(
             } else {
                 percent::Normalized::rfc_with_leading_slash(t)
             };
-            with_subject::<_, SCRATCH>(view, heap, |r| with_google(Some(r)))
+            with_subject::<_, SCRATCH>(view, bound, heap, |r| with_google(Some(r)))
         }
     };
     if canonical {
@@ -983,7 +1003,46 @@ pub(crate) fn decide<'a, R: RuleSet<'a>, const SCRATCH: usize>(
         } else {
             percent::Normalized::with_leading_slash(t, false)
         };
-        with_subject::<_, SCRATCH>(view, heap, with_rfc)
+        with_subject::<_, SCRATCH>(view, bound, heap, with_rfc)
+    }
+}
+
+/// [`percent::is_canonical`], eight octets at a time: no `%` and no octet
+/// outside 0x21..=0x7E (each test is exact for "some octet of the word";
+/// the last word overlaps the one before it). Half the targets of a feed
+/// bot carry a query, which sends them here.
+#[inline]
+fn is_canonical(t: &[u8]) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let zero = |v: u64| v.wrapping_sub(ONES) & !v & HIGH;
+    let word = |w: u64| {
+        zero(w ^ (ONES * u64::from(b'%')))
+            | zero(w ^ (ONES * 0x7f))
+            | (w.wrapping_sub(ONES * 0x21) & !w & HIGH)
+            | (w & HIGH)
+    };
+    if t.len() < 8 {
+        return percent::is_canonical(t);
+    }
+    let mut any = 0u64;
+    let mut words = t.chunks_exact(8);
+    for c in &mut words {
+        any |= word(u64::from_le_bytes(c.try_into().unwrap_or_default()));
+    }
+    if !words.remainder().is_empty() {
+        let last = &t[t.len() - 8..];
+        any |= word(u64::from_le_bytes(last.try_into().unwrap_or_default()));
+    }
+    any == 0
+}
+
+/// [`percent::rfc_differs`], with the `?` found in line (a target is short).
+#[inline]
+fn rfc_differs(t: &[u8]) -> bool {
+    match matcher::find_byte(b'?', t) {
+        Some(q) => t[q + 1..].iter().any(|&b| percent::is_gen_delim(b)),
+        None => false,
     }
 }
 
@@ -1138,6 +1197,37 @@ mod tests {
             }
         }
         assert!(matched > 1000, "{matched}");
+    }
+
+    #[test]
+    fn target_tests_agree_with_percent() {
+        extern crate std;
+        use std::vec::Vec;
+        let mut x: u32 = 9;
+        let mut next = |n: u32| {
+            x = x.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+            (x >> 16) % n
+        };
+        let mut canonical = 0;
+        for _ in 0..20_000 {
+            // Mostly plain octets, with now and then any octet at all.
+            let t: Vec<u8> = (0..next(40))
+                .map(|_| match next(16) {
+                    0 => next(256) as u8,
+                    1 => b"?:/#[]@%"[next(8) as usize],
+                    _ => b"/ab=&.-"[next(7) as usize],
+                })
+                .collect();
+            assert_eq!(is_canonical(&t), percent::is_canonical(&t), "{t:?}");
+            assert_eq!(rfc_differs(&t), percent::rfc_differs(&t), "{t:?}");
+            canonical += usize::from(is_canonical(&t));
+        }
+        assert!(canonical > 1000, "{canonical}");
+        for b in 0..=255u8 {
+            let t = [b'/', b'a', b'b', b'c', b'd', b'e', b'f', b'g', b'h', b];
+            assert_eq!(is_canonical(&t), percent::is_canonical(&t), "{b}");
+            assert_eq!(is_canonical(&t[2..]), percent::is_canonical(&t[2..]), "{b}");
+        }
     }
 
     #[test]
