@@ -278,6 +278,13 @@ impl Key {
         Key(k | n << 56)
     }
 
+    /// How many octets the key holds.
+    #[cfg_attr(not(feature = "alloc"), allow(dead_code))]
+    #[inline]
+    pub(crate) fn len(self) -> usize {
+        (self.0 >> 56) as usize
+    }
+
     /// The key of the first octets of `s` (up to 7).
     #[inline]
     fn of_slice(s: &[u8]) -> Key {
@@ -418,8 +425,6 @@ pub(crate) struct Head {
     /// equals the entry of its length: one load and one comparison per
     /// rule in the scans, instead of a mask built from the key's length.
     t1: [u64; 8],
-    /// The same of `k2`.
-    t2: [u64; 8],
 }
 
 impl Head {
@@ -428,12 +433,13 @@ impl Head {
             k1,
             k2,
             t1: Head::table(k1),
-            t2: Head::table(k2),
         }
     }
 
+    /// For each key length, the key of that length that `head` admits
+    /// (see [`Head::t1`]).
     #[inline]
-    fn table(head: Key) -> [u64; 8] {
+    pub(crate) fn table(head: Key) -> [u64; 8] {
         let n = head.0 >> 56;
         core::array::from_fn(|len| {
             let len = len as u64;
@@ -458,7 +464,23 @@ impl Head {
     #[cfg_attr(not(feature = "alloc"), allow(dead_code))]
     #[inline(always)]
     pub(crate) fn admits(&self, k1: Key, k2: Key) -> bool {
-        self.admits1(k1) && self.t2[(k2.0 >> 56) as usize & 7] == k2.0
+        // The second key is read only for rules the first admits: a mask
+        // from its length costs less there than a second table per query
+        // (see [`Head::admits_with`] for large files).
+        self.admits1(k1) && {
+            let n = k2.0 >> 56;
+            let mask = (1u64 << (8 * n)) - 1;
+            n <= self.k2.0 >> 56 && (k2.0 ^ self.k2.0) & mask == 0
+        }
+    }
+
+    /// [`Head::admits`] with `t2`, the [`Head::table`] of `k2`: in a large
+    /// file many rules share their first 7 octets, and the table, built
+    /// once per query, costs less than a mask per such rule.
+    #[cfg_attr(not(feature = "alloc"), allow(dead_code))]
+    #[inline(always)]
+    pub(crate) fn admits_with(&self, t2: &[u64; 8], k1: Key, k2: Key) -> bool {
+        self.admits1(k1) && t2[(k2.0 >> 56) as usize & 7] == k2.0
     }
 }
 
@@ -468,6 +490,10 @@ pub(crate) trait RuleSet<'a>: Copy {
     /// to the heap (see [`with_subject`]); models without an allocator say
     /// no and match such a target on the lazy view.
     const HEAP_COPY: bool = false;
+
+    /// From how many rules on the tight scan reads the second keys from a
+    /// table (see [`Head::admits_with`]).
+    const SECOND_TABLE_FROM: usize = usize::MAX;
 
     /// Number of rules.
     fn len(self) -> usize;
@@ -503,9 +529,10 @@ pub(crate) trait RuleSet<'a>: Copy {
         })
     }
     /// The first rule from `from` on whose canonical form may match a
-    /// subject starting with `head`.
+    /// subject starting with `head` (`t2`: the table of its second key,
+    /// see [`RuleSet::SECOND_TABLE_FROM`]).
     #[inline]
-    fn next_admitted(self, from: usize, head: &Head) -> Option<usize> {
+    fn next_admitted(self, from: usize, head: &Head, _t2: Option<&[u64; 8]>) -> Option<usize> {
         (from..self.len()).find(|&i| self.admits(i, Form::Spec, head))
     }
     /// Whether the model lists the rules whose RFC 9309 or Google form
@@ -518,8 +545,62 @@ pub(crate) trait RuleSet<'a>: Copy {
     fn own_form_rule(self, _k: usize) -> Option<usize> {
         None
     }
+    /// The `k`-th entry, in rule order, of the model's list of rules with
+    /// literal octets after a `*`: the rule's index and the [`classes`] of
+    /// those octets in its canonical form (see [`LazySet::has_classes`]).
+    #[inline]
+    fn star_need(self, _k: usize) -> Option<(usize, u64)> {
+        None
+    }
     /// Rule `i`.
     fn view(self, i: usize) -> RuleView<'a>;
+}
+
+/// [`classes`] of a target, eight octets at a time.
+#[inline]
+fn classes_of_target(s: &[u8]) -> u64 {
+    let mut set = 0u64;
+    let mut words = s.chunks_exact(8);
+    for c in &mut words {
+        let w = u64::from_le_bytes(c.try_into().unwrap_or_default());
+        // Every octet's class at once (bit 6 of an octet is bit 5 of the
+        // same octet of `w >> 1`).
+        let k = w & 0x1f1f_1f1f_1f1f_1f1f | (w >> 1) & 0x2020_2020_2020_2020;
+        for j in 0..8 {
+            set |= 1 << (k >> (8 * j) & 63);
+        }
+    }
+    set | classes(words.remainder())
+}
+
+/// The class of an octet in a 64-bit set: its low five bits, and whether
+/// it is a letter or one of `@[\]^_` and `` `{|}~ `` (bit 6): digits and
+/// punctuation apart from letters, a letter's two cases together.
+#[inline(always)]
+fn class(o: u8) -> u32 {
+    u32::from(o & 0x1f | (o >> 1) & 0x20)
+}
+
+/// The set of the classes of `octets` (see [`class`]).
+pub(crate) fn classes(octets: &[u8]) -> u64 {
+    octets.iter().fold(0u64, |set, &o| set | 1 << class(o))
+}
+
+/// The classes of the literal octets after the first `*` of a pattern (a
+/// final `$` is no literal): each occurs in a subject the pattern matches,
+/// so a subject lacking one of their classes is not searched. `0` when
+/// there is no `*` or nothing literal after it.
+// Only the owned `Policy` keeps them; a heapless-only build has no caller.
+#[cfg_attr(not(feature = "alloc"), allow(dead_code))]
+pub(crate) fn star_need(pattern: &[u8]) -> u64 {
+    let body = match pattern.split_last() {
+        Some((b'$', rest)) => rest,
+        _ => pattern,
+    };
+    match memchr::memchr(b'*', body) {
+        Some(star) => classes(&body[star..]) & !(1 << class(b'*')),
+        None => 0,
+    }
 }
 
 /// A request target in one form: a slice when it could be copied (or
@@ -686,12 +767,16 @@ fn spec_priority(r: &RuleView<'_>, span: (usize, usize), target_len: usize) -> u
 /// Whether `r` in `form` matches `subject`: an empty pattern matches
 /// nothing (9.1.4), unless it is what a cut left of a Disallow, which then
 /// matches everything.
-fn hit(r: &RuleView<'_>, form: Form, subject: Subj<'_>, set: &mut LazySet) -> bool {
+/// `need`: the [`classes`] the subject must hold for `r`'s pattern in
+/// `form` to match it (`0`: none known).
+fn hit(r: &RuleView<'_>, form: Form, subject: Subj<'_>, set: &mut LazySet, need: u64) -> bool {
     let p = r.form(form);
     if p.is_empty() {
         return r.cut;
     }
-    set.may_match(p, subject) && matcher::matches(p, subject)
+    (need == 0 || set.has_classes(need, subject))
+        && set.may_match(p, subject)
+        && matcher::matches(p, subject)
 }
 
 /// The octets present in a long subject. Every literal octet of a pattern
@@ -753,10 +838,34 @@ fn after_stars(pattern: &[u8]) -> impl Iterator<Item = u8> + '_ {
 
 /// A [`ByteSet`] built the first time a pattern with a `*` asks for it.
 #[derive(Clone, Copy)]
-struct LazySet(Option<Option<ByteSet>>);
+struct LazySet {
+    bytes: Option<Option<ByteSet>>,
+    /// The [`classes`] of the subject's octets, once a pattern asked.
+    classes: Option<u64>,
+}
 
 impl LazySet {
-    const NEW: LazySet = LazySet(None);
+    const NEW: LazySet = LazySet {
+        bytes: None,
+        classes: None,
+    };
+
+    /// Whether the subject (the one this set is of) holds every class of
+    /// `need`. The classes of a subject are gathered the first time a rule
+    /// asks, in one pass of eight octets at a time; a rule with a `*` early
+    /// in it, which every key admits (`/*.pdf`, `*/calendar/*atom*`), is
+    /// then passed over with one test when the target lacks one of its
+    /// octets, instead of a search of the target. Only a filter: what it
+    /// lets through is matched as before.
+    #[inline]
+    fn has_classes(&mut self, need: u64, subject: Subj<'_>) -> bool {
+        let set = *self.classes.get_or_insert_with(|| match subject {
+            Subj::Slice(s) => classes_of_target(s),
+            // A target too long for any copy: not worth a pass of its own.
+            Subj::View(_) => u64::MAX,
+        });
+        need & !set == 0
+    }
 
     /// Whether `pattern` may match `subject` (the subject this set is of):
     /// `false` only when some segment after a `*` starts with an octet
@@ -764,18 +873,18 @@ impl LazySet {
     fn may_match(&mut self, pattern: &[u8], subject: Subj<'_>) -> bool {
         // A short target (nearly all) is searched directly: settled once,
         // before any look at the pattern.
-        if matches!(self.0, Some(None)) {
+        if matches!(self.bytes, Some(None)) {
             return true;
         }
         if !matches!(subject, Subj::Slice(s) if s.len() >= ByteSet::MIN_SUBJECT) {
-            self.0 = Some(None);
+            self.bytes = Some(None);
             return true;
         }
         let mut firsts = after_stars(pattern).peekable();
         if firsts.peek().is_none() {
             return true;
         }
-        let set = *self.0.get_or_insert_with(|| ByteSet::of(subject));
+        let set = *self.bytes.get_or_insert_with(|| ByteSet::of(subject));
         match set {
             Some(set) => firsts.all(|b| set.has(b)),
             None => true,
@@ -783,9 +892,17 @@ impl LazySet {
     }
 }
 
-fn span(r: &RuleView<'_>, subject: Subj<'_>, set: &mut LazySet) -> Option<(usize, usize)> {
+fn span(
+    r: &RuleView<'_>,
+    subject: Subj<'_>,
+    set: &mut LazySet,
+    need: u64,
+) -> Option<(usize, usize)> {
     if r.spec.is_empty() {
         return r.cut.then_some((0, 0));
+    }
+    if need != 0 && !set.has_classes(need, subject) {
+        return None;
     }
     if !set.may_match(r.spec, subject) {
         return None;
@@ -802,6 +919,8 @@ fn evaluate<'a, R: RuleSet<'a>>(
     google: Option<Subj<'_>>,
 ) -> Verdict<'a> {
     let canon_head = &canon.head();
+    // The second key's table for the tight scan of a large file.
+    let t2 = (rules.len() >= R::SECOND_TABLE_FROM).then(|| Head::table(canon_head.k2));
     let canon_len = matcher::Subject::remaining(canon);
     let mut canon_set = LazySet::NEW;
     let mut rfc_set = LazySet::NEW;
@@ -827,6 +946,10 @@ fn evaluate<'a, R: RuleSet<'a>>(
             google.map_or(*canon_head, Subj::head),
         ]
     });
+    // The next rule with literal octets after a `*` (see
+    // [`RuleSet::star_need`]), a cursor in rule order.
+    let mut need_k = 0;
+    let mut need_next = rules.star_need(0);
     let mut own_k = 0;
     let mut own_next = if listed { rules.own_form_rule(0) } else { None };
     // The next rule from `next` on that the canonical keys admit, once
@@ -839,7 +962,7 @@ fn evaluate<'a, R: RuleSet<'a>>(
                 Some(Some(c)) if c >= next => Some(c),
                 Some(None) => None,
                 _ => {
-                    let c = rules.next_admitted(next, canon_head);
+                    let c = rules.next_admitted(next, canon_head, t2.as_ref());
                     admitted = Some(c);
                     c
                 }
@@ -870,7 +993,7 @@ fn evaluate<'a, R: RuleSet<'a>>(
                 }
             }
         } else if one_form {
-            match rules.next_admitted(next, canon_head) {
+            match rules.next_admitted(next, canon_head, t2.as_ref()) {
                 Some(i) => (i, true, true, true),
                 None => break,
             }
@@ -883,10 +1006,20 @@ fn evaluate<'a, R: RuleSet<'a>>(
             break;
         };
         next = i + 1;
+        let need = loop {
+            match need_next {
+                Some((j, _)) if j < i => {
+                    need_k += 1;
+                    need_next = rules.star_need(need_k);
+                }
+                Some((j, need)) if j == i => break need,
+                _ => break 0,
+            }
+        };
         let r = rules.view(i);
         let floor = |n: usize| if r.cut { n.max(r.floor) } else { n };
         let spec_span = if a_spec && (r.readings & IN_SPEC != 0 || r.google_same) {
-            span(&r, canon, &mut canon_set)
+            span(&r, canon, &mut canon_set, need)
         } else {
             None
         };
@@ -902,7 +1035,8 @@ fn evaluate<'a, R: RuleSet<'a>>(
                     } else {
                         &mut canon_set
                     };
-                    a_rfc && hit(&r, Form::Rfc, rfc.unwrap_or(canon), set)
+                    let need = if r.rfc_same { need } else { 0 };
+                    a_rfc && hit(&r, Form::Rfc, rfc.unwrap_or(canon), set, need)
                 }
             };
             if rfc_hit {
@@ -918,7 +1052,8 @@ fn evaluate<'a, R: RuleSet<'a>>(
                     } else {
                         &mut canon_set
                     };
-                    a_google && hit(&r, Form::Google, google.unwrap_or(canon), set)
+                    let need = if r.google_same { need } else { 0 };
+                    a_google && hit(&r, Form::Google, google.unwrap_or(canon), set, need)
                 }
             };
             if google_hit {
@@ -1231,6 +1366,90 @@ mod tests {
     }
 
     #[test]
+    fn star_needs_never_reject_a_match() {
+        extern crate std;
+        use std::vec::Vec;
+        let mut x: u32 = 13;
+        let mut next = |n: u32| {
+            x = x.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+            (x >> 16) % n
+        };
+        // Octets of distinct classes, and octets sharing one (`.` and `N`,
+        // `/` and `O`, `a` and `A`), with `*` and `$`.
+        let alphabet = b"/ab.NOA1*$";
+        let (mut matched, mut rejected) = (0, 0);
+        for _ in 0..50_000 {
+            let subject: Vec<u8> = (0..next(40)).map(|_| alphabet[next(8) as usize]).collect();
+            let pattern: Vec<u8> = (0..next(10)).map(|_| alphabet[next(10) as usize]).collect();
+            let set = classes_of_target(&subject);
+            assert_eq!(set, classes(&subject), "{subject:?}");
+            let need = star_need(&pattern);
+            let mut lazy = LazySet::NEW;
+            let admitted = lazy.has_classes(need, Subj::Slice(&subject));
+            assert_eq!(admitted, need & !set == 0);
+            if matcher::matches(&pattern, subject.as_slice()) {
+                matched += 1;
+                assert!(admitted, "{pattern:?} {subject:?}");
+            } else if !admitted {
+                rejected += 1;
+            }
+        }
+        assert!(matched > 1000 && rejected > 1000, "{matched} {rejected}");
+        // The octets after the first `*`, not the `*`s nor a final `$`.
+        assert_eq!(star_need(b"/a*b"), classes(b"b"));
+        assert_eq!(star_need(b"/*.pdf$"), classes(b".pdf"));
+        assert_eq!(star_need(b"/a*$"), 0);
+        assert_eq!(star_need(b"/a*$x*"), classes(b"$x"));
+        assert_eq!(star_need(b"/abc"), 0);
+        assert_eq!(class(b'a'), class(b'A'));
+        assert_ne!(class(b'.'), class(b'n'));
+        assert_ne!(class(b'0'), class(b'p'));
+    }
+
+    #[cfg(feature = "alloc")]
+    #[test]
+    fn policies_list_every_star_need() {
+        extern crate std;
+        use std::format;
+        use std::string::String;
+        let mut body = String::from("User-agent: *\n");
+        let values = [
+            "/*.pdf",
+            "/*",
+            "/a*",
+            "/a*b",
+            "*/x/*y*",
+            "/abcdefg*h",
+            "/abcdefgh*",
+            "/abcdefghijklm*n",
+            "/abcdefghijklmn*o",
+            "/abcdefghijklmnopq*r",
+            "/plain",
+            "/x$",
+            "/*.php$",
+            "/a%41*%42",
+            "/abcdefghijklmn",
+            "/abcdefghijklm*",
+        ];
+        for v in values {
+            body.push_str(&format!("Disallow: {v}\n"));
+        }
+        let policy = Policy::parse(body.as_bytes(), "bot");
+        let rules = &policy;
+        let mut listed = 0;
+        for i in 0..rules.len() {
+            let want = star_need(rules.view(i).spec);
+            let got = (0..)
+                .map_while(|k| rules.star_need(k))
+                .find(|&(j, _)| j == i)
+                .map_or(0, |(_, need)| need);
+            assert_eq!(got, want, "{:?}", rules.view(i).text);
+            listed += usize::from(want != 0);
+        }
+        assert_eq!(listed, 9);
+    }
+
+    #[test]
     fn head_tables_are_the_key_test() {
         let mut x: u32 = 3;
         let mut next = |n: u32| {
@@ -1259,6 +1478,7 @@ mod tests {
             assert_eq!(head.admits1(k1), k1.admits(head.k1), "{p:?} {s:?}");
             let want = k1.admits(head.k1) && k2.admits(head.k2);
             assert_eq!(head.admits(k1, k2), want);
+            assert_eq!(head.admits_with(&Head::table(head.k2), k1, k2), want);
             admitted += usize::from(want);
         }
         assert!(admitted > 1000, "{admitted}");

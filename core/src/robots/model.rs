@@ -9,6 +9,7 @@ use super::{decide, limit, CrawlDelay, Form, Head, Key, Limited, RuleKind, RuleS
 use super::{IN_GOOGLE, IN_SPEC};
 use crate::constants::UA_TOKEN;
 use crate::percent;
+use alloc::boxed::Box;
 use alloc::vec::Vec;
 
 /// Offset and length into an arena.
@@ -71,6 +72,10 @@ pub struct Policy {
     /// Indices, in rule order, of the rules whose RFC 9309 or Google form
     /// differs from the canonical one.
     own_forms: Vec<u32>,
+    /// The rules with literal octets after a `*`, in rule order, with the
+    /// classes of those octets (see [`super::star_need`]). Boxed: never
+    /// grows, and a `Policy` stays one word smaller.
+    star_needs: Box<[(u32, u64)]>,
     crawl_delay: Option<CrawlDelay>,
     selected: Selected,
     google_selected: Selected,
@@ -228,6 +233,7 @@ impl PolicyBuilder<'_> {
             .filter(|(_, r)| r.rfc != r.spec || r.google != r.spec)
             .map(|(i, _)| i as u32)
             .collect();
+        let star_needs = star_needs(&rules, &keys, &keys2, &arena);
         arena.shrink_to_fit();
         Policy {
             arena,
@@ -237,12 +243,41 @@ impl PolicyBuilder<'_> {
             rfc_keys,
             google_keys,
             own_forms,
+            star_needs,
             crawl_delay,
             selected,
             google_selected,
             truncated,
         }
     }
+}
+
+/// The rules whose canonical form has literal octets after a `*`, with
+/// their classes (see [`super::star_need`]). A rule's keys give the length
+/// of its literal start: only when that start fills both keys or is the
+/// whole value does the value itself need a look, so a file without `*`
+/// costs one comparison per rule.
+fn star_needs(
+    rules: &[StoredRule],
+    keys: &[Key],
+    keys2: &[Key],
+    arena: &[u8],
+) -> Box<[(u32, u64)]> {
+    let mut out = Vec::new();
+    for (i, ((r, k1), k2)) in rules.iter().zip(keys).zip(keys2).enumerate() {
+        let spec = r.spec.get(arena);
+        let body = spec.strip_suffix(b"$").unwrap_or(spec);
+        let literal = k1.len() + k2.len();
+        // A start shorter than both keys ends at a `*` (or at the end).
+        if literal < 2 * Key::MAX && literal + 1 >= body.len() {
+            continue;
+        }
+        let need = super::star_need(spec);
+        if need != 0 {
+            out.push((i as u32, need));
+        }
+    }
+    out.into_boxed_slice()
 }
 
 impl<'a> SelectSink<'a> for PolicyBuilder<'a> {
@@ -358,6 +393,7 @@ impl Policy {
                 + self.google_keys.capacity())
                 * core::mem::size_of::<Key>()
             + self.own_forms.capacity() * core::mem::size_of::<u32>()
+            + self.star_needs.len() * core::mem::size_of::<(u32, u64)>()
     }
 }
 
@@ -368,6 +404,7 @@ const POLICY_SCRATCH: usize = 8192;
 
 impl<'a> RuleSet<'a> for &'a Policy {
     const HEAP_COPY: bool = true;
+    const SECOND_TABLE_FROM: usize = 256;
 
     #[inline]
     fn len(self) -> usize {
@@ -401,7 +438,8 @@ impl<'a> RuleSet<'a> for &'a Policy {
         }
     }
 
-    #[inline]
+    // Out of line, like `next_admitted`.
+    #[inline(never)]
     fn next_admitted_forms(
         self,
         from: usize,
@@ -433,14 +471,23 @@ impl<'a> RuleSet<'a> for &'a Policy {
         })
     }
 
-    #[inline]
-    fn next_admitted(self, from: usize, head: &Head) -> Option<usize> {
+    // Out of line: the tight loop over every key keeps its registers
+    // whatever the evaluator around it holds.
+    #[inline(never)]
+    fn next_admitted(self, from: usize, head: &Head, t2: Option<&[u64; 8]>) -> Option<usize> {
         let keys = self.keys.get(from..)?;
         let keys2 = self.keys2.get(from..)?;
-        keys.iter()
-            .zip(keys2)
-            .position(|(&k1, &k2)| head.admits(k1, k2))
-            .map(|j| from + j)
+        let found = match t2 {
+            None => keys
+                .iter()
+                .zip(keys2)
+                .position(|(&k1, &k2)| head.admits(k1, k2)),
+            Some(t2) => keys
+                .iter()
+                .zip(keys2)
+                .position(|(&k1, &k2)| head.admits_with(t2, k1, k2)),
+        };
+        found.map(|j| from + j)
     }
 
     const OWN_FORM_LIST: bool = true;
@@ -448,6 +495,11 @@ impl<'a> RuleSet<'a> for &'a Policy {
     #[inline]
     fn own_form_rule(self, k: usize) -> Option<usize> {
         self.own_forms.get(k).map(|&i| i as usize)
+    }
+
+    #[inline]
+    fn star_need(self, k: usize) -> Option<(usize, u64)> {
+        self.star_needs.get(k).map(|&(i, need)| (i as usize, need))
     }
 
     #[inline]
