@@ -729,26 +729,32 @@ fn fill<'b>(mut view: percent::Normalized<'_>, buf: &'b mut [u8]) -> &'b [u8] {
     buf
 }
 
-/// The best match of one reading so far.
+/// The best match of one reading so far: the rule's index, not its view,
+/// so that keeping and comparing it copies three words.
 #[derive(Clone, Copy)]
-struct Best<'a> {
+struct Best {
     priority: usize,
-    rule: RuleView<'a>,
+    rule: usize,
+    kind: RuleKind,
 }
 
-fn consider<'a>(best: &mut Option<Best<'a>>, priority: usize, rule: RuleView<'a>) {
+fn consider(best: &mut Option<Best>, priority: usize, rule: usize, kind: RuleKind) {
     let better = match best {
         None => true,
         // "On a length tie, Allow wins"; among equals the first reports.
         Some(b) => {
             priority > b.priority
                 || (priority == b.priority
-                    && rule.kind == RuleKind::Allow
-                    && b.rule.kind == RuleKind::Disallow)
+                    && kind == RuleKind::Allow
+                    && b.kind == RuleKind::Disallow)
         }
     };
     if better {
-        *best = Some(Best { priority, rule });
+        *best = Some(Best {
+            priority,
+            rule,
+            kind,
+        });
     }
 }
 
@@ -929,7 +935,7 @@ fn evaluate<'a, R: RuleSet<'a>>(
     // keys and matches are the canonical ones.
     let rfc_keys = rfc.is_some() || rules.has_alt(Form::Rfc);
     let google_keys = google.is_some() || rules.has_alt(Form::Google);
-    let mut best: [Option<Best<'a>>; 3] = [None; 3];
+    let mut best: [Option<Best>; 3] = [None; 3];
     // With one form for every rule and the target, only the canonical
     // keys are scanned, in one tight loop.
     let one_form = !rfc_keys && !google_keys;
@@ -1025,7 +1031,7 @@ fn evaluate<'a, R: RuleSet<'a>>(
         };
         if r.readings & IN_SPEC != 0 {
             if let Some(s) = spec_span {
-                consider(&mut best[0], spec_priority(&r, s, canon_len), r);
+                consider(&mut best[0], spec_priority(&r, s, canon_len), i, r.kind);
             }
             let rfc_hit = match rfc {
                 None if r.rfc_same => spec_span.is_some(),
@@ -1040,7 +1046,7 @@ fn evaluate<'a, R: RuleSet<'a>>(
                 }
             };
             if rfc_hit {
-                consider(&mut best[1], floor(r.rfc.len()), r);
+                consider(&mut best[1], floor(r.rfc.len()), i, r.kind);
             }
         }
         if r.readings & IN_GOOGLE != 0 {
@@ -1057,18 +1063,18 @@ fn evaluate<'a, R: RuleSet<'a>>(
                 }
             };
             if google_hit {
-                consider(&mut best[2], floor(r.google.len()), r);
+                consider(&mut best[2], floor(r.google.len()), i, r.kind);
             }
         }
     }
     for (reading, b) in Reading::ALL.into_iter().zip(best) {
         if let Some(b) = b {
-            if b.rule.kind == RuleKind::Disallow {
-                return verdict(Some(b.rule), reading);
+            if b.kind == RuleKind::Disallow {
+                return verdict(Some(rules.view(b.rule)), reading);
             }
         }
     }
-    verdict(best[0].map(|b| b.rule), Reading::Spec)
+    verdict(best[0].map(|b| rules.view(b.rule)), Reading::Spec)
 }
 
 fn verdict(rule: Option<RuleView<'_>>, reading: Reading) -> Verdict<'_> {
@@ -1095,11 +1101,13 @@ pub(crate) fn decide<'a, R: RuleSet<'a>, const SCRATCH: usize>(
     let rooted = t.first() == Some(&b'/');
     // Nearly every target: rooted, no escape, no query, nothing to
     // encode. It is then its own form in every reading.
-    if rooted && !percent::has_special(t) {
+    let (plain, query) = scan_target(t);
+    debug_assert_eq!(plain && !query, !percent::has_special(t));
+    if rooted && plain && !query {
         return evaluate(rules, Subj::Slice(t), None, None);
     }
-    let canonical = rooted && is_canonical(t);
-    let rfc_differs = rfc_differs(t);
+    let canonical = rooted && plain;
+    let rfc_differs = query && rfc_differs(t);
     let heap = R::HEAP_COPY;
     // Every form of `t` holds at most three octets per octet of `t` (an
     // encoded one), and a leading `/`.
@@ -1142,12 +1150,13 @@ pub(crate) fn decide<'a, R: RuleSet<'a>, const SCRATCH: usize>(
     }
 }
 
-/// [`percent::is_canonical`], eight octets at a time: no `%` and no octet
-/// outside 0x21..=0x7E (each test is exact for "some octet of the word";
+/// In one pass of eight octets at a time: whether `t` is canonical
+/// ([`percent::is_canonical`]: no `%`, no octet outside 0x21..=0x7E) and
+/// whether it holds a `?` (each test is exact for "some octet of the word";
 /// the last word overlaps the one before it). Half the targets of a feed
-/// bot carry a query, which sends them here.
+/// bot carry a query.
 #[inline]
-fn is_canonical(t: &[u8]) -> bool {
+fn scan_target(t: &[u8]) -> (bool, bool) {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
     let zero = |v: u64| v.wrapping_sub(ONES) & !v & HIGH;
@@ -1157,19 +1166,24 @@ fn is_canonical(t: &[u8]) -> bool {
             | (w.wrapping_sub(ONES * 0x21) & !w & HIGH)
             | (w & HIGH)
     };
+    let question = |w: u64| zero(w ^ (ONES * u64::from(b'?')));
     if t.len() < 8 {
-        return percent::is_canonical(t);
+        return (percent::is_canonical(t), t.contains(&b'?'));
     }
-    let mut any = 0u64;
+    let (mut bad, mut query) = (0u64, 0u64);
     let mut words = t.chunks_exact(8);
     for c in &mut words {
-        any |= word(u64::from_le_bytes(c.try_into().unwrap_or_default()));
+        let w = u64::from_le_bytes(c.try_into().unwrap_or_default());
+        bad |= word(w);
+        query |= question(w);
     }
     if !words.remainder().is_empty() {
         let last = &t[t.len() - 8..];
-        any |= word(u64::from_le_bytes(last.try_into().unwrap_or_default()));
+        let w = u64::from_le_bytes(last.try_into().unwrap_or_default());
+        bad |= word(w);
+        query |= question(w);
     }
-    any == 0
+    (bad == 0, query != 0)
 }
 
 /// [`percent::rfc_differs`], with the `?` found in line (a target is short).
@@ -1353,15 +1367,21 @@ mod tests {
                     _ => b"/ab=&.-"[next(7) as usize],
                 })
                 .collect();
-            assert_eq!(is_canonical(&t), percent::is_canonical(&t), "{t:?}");
+            let want = (percent::is_canonical(&t), t.contains(&b'?'));
+            assert_eq!(scan_target(&t), want, "{t:?}");
             assert_eq!(rfc_differs(&t), percent::rfc_differs(&t), "{t:?}");
-            canonical += usize::from(is_canonical(&t));
+            // Whatever `decide` sends to the plain path is plain.
+            let (plain, query) = scan_target(&t);
+            assert_eq!(plain && !query, !percent::has_special(&t), "{t:?}");
+            canonical += usize::from(plain);
         }
         assert!(canonical > 1000, "{canonical}");
         for b in 0..=255u8 {
             let t = [b'/', b'a', b'b', b'c', b'd', b'e', b'f', b'g', b'h', b];
-            assert_eq!(is_canonical(&t), percent::is_canonical(&t), "{b}");
-            assert_eq!(is_canonical(&t[2..]), percent::is_canonical(&t[2..]), "{b}");
+            for t in [&t[..], &t[2..], &t[6..]] {
+                let want = (percent::is_canonical(t), t.contains(&b'?'));
+                assert_eq!(scan_target(t), want, "{b}");
+            }
         }
     }
 
