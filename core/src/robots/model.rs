@@ -73,7 +73,7 @@ pub struct Policy {
     /// differs from the canonical one.
     own_forms: Vec<u32>,
     /// The rules with literal octets after a `*`, in rule order, with the
-    /// classes of those octets (see [`super::star_need`]). Boxed: never
+    /// classes of those octets (see [`super::star_need_at`]). Boxed: never
     /// grows, and a `Policy` stays one word smaller.
     star_needs: Box<[(u32, u64)]>,
     crawl_delay: Option<CrawlDelay>,
@@ -233,7 +233,7 @@ impl PolicyBuilder<'_> {
             .filter(|(_, r)| r.rfc != r.spec || r.google != r.spec)
             .map(|(i, _)| i as u32)
             .collect();
-        let star_needs = star_needs(&rules, &keys, &keys2, &arena);
+        let star_needs = star_needs(&rules, &keys, &arena);
         arena.shrink_to_fit();
         Policy {
             arena,
@@ -252,27 +252,30 @@ impl PolicyBuilder<'_> {
     }
 }
 
-/// The rules whose canonical form has literal octets after a `*`, with
-/// their classes (see [`super::star_need`]). A rule's keys give the length
-/// of its literal start: only when that start fills both keys or is the
-/// whole value does the value itself need a look, so a file without `*`
-/// costs one comparison per rule.
-fn star_needs(
-    rules: &[StoredRule],
-    keys: &[Key],
-    keys2: &[Key],
-    arena: &[u8],
-) -> Box<[(u32, u64)]> {
+/// The rules whose canonical form has literal octets after a `*` within
+/// its first 8 octets, with their classes (see [`super::star_need_at`]). A
+/// rule's first key gives the length of its literal start, which ends at a
+/// `*` when shorter than the key and than the value: only such a rule is
+/// looked at, so most rules cost one comparison of their dense key. A rule
+/// with a longer literal start is left out: its keys already tell most
+/// targets apart.
+// Out of line: the builder's loop keeps its own code.
+#[inline(never)]
+fn star_needs(rules: &[StoredRule], keys: &[Key], arena: &[u8]) -> Box<[(u32, u64)]> {
     let mut out = Vec::new();
-    for (i, ((r, k1), k2)) in rules.iter().zip(keys).zip(keys2).enumerate() {
-        let spec = r.spec.get(arena);
-        let body = spec.strip_suffix(b"$").unwrap_or(spec);
-        let literal = k1.len() + k2.len();
-        // A start shorter than both keys ends at a `*` (or at the end).
-        if literal < 2 * Key::MAX && literal + 1 >= body.len() {
+    for (i, k1) in keys.iter().enumerate() {
+        let literal = k1.len();
+        if literal >= Key::MAX {
             continue;
         }
-        let need = super::star_need(spec);
+        let Some(r) = rules.get(i) else {
+            break;
+        };
+        if literal + 1 >= r.spec.1 as usize {
+            continue;
+        }
+        // The literal start ends at a `*`, with something after it.
+        let need = super::star_need_at(r.spec.get(arena), literal);
         if need != 0 {
             out.push((i as u32, need));
         }
