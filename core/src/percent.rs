@@ -466,8 +466,9 @@ impl<'a> Normalized<'a> {
     }
 
     /// Writes the next `out.len()` octets to `out` (zeros past the end),
-    /// copying runs of octets that stay as they are in one go.
-    pub(crate) fn fill(&mut self, out: &mut [u8]) {
+    /// copying runs of octets that stay as they are in one go; returns how
+    /// many came from the view.
+    pub(crate) fn fill(&mut self, out: &mut [u8]) -> usize {
         let mut o = 0;
         while o < out.len() {
             if self.npending == 0 {
@@ -488,10 +489,11 @@ impl<'a> Normalized<'a> {
                 }
                 None => {
                     out[o..].fill(0);
-                    break;
+                    return o;
                 }
             }
         }
+        o
     }
 
     /// Whether nothing is left.
@@ -629,7 +631,7 @@ mod tests {
                 for len in [want.len(), want.len() / 2, want.len() + 3] {
                     let mut got = std::vec![0xAAu8; len];
                     let mut v = view;
-                    v.fill(&mut got);
+                    assert_eq!(v.fill(&mut got), len.min(want.len()), "{s:?} {len}");
                     let mut expect = want.clone();
                     expect.resize(len, 0);
                     assert_eq!(got, expect, "{s:?} {len}");

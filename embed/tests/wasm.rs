@@ -42,8 +42,8 @@ fn module_bytes() -> &'static [u8] {
             "This test needs the wasm32 target of the toolchain: \
              `rustup target add wasm32-unknown-unknown`.",
         );
-        let path =
-            common::artefact_target_dir().join("wasm32-unknown-unknown/embed-wasm/wr_core_embed.wasm");
+        let path = common::artefact_target_dir()
+            .join("wasm32-unknown-unknown/embed-wasm/wr_core_embed.wasm");
         std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
     })
 }

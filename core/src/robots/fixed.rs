@@ -282,7 +282,7 @@ impl<'s, const RULES: usize, const BYTES: usize> RuleSet<'s> for Chosen<'s, RULE
         self.named.rules.iter().any(differs) || self.global.rules.iter().any(differs)
     }
 
-    fn admits(self, i: usize, which: Form, head: Head) -> bool {
+    fn admits(self, i: usize, which: Form, head: &Head) -> bool {
         let Some((set, r)) = self.at(i) else {
             return false;
         };
@@ -297,7 +297,7 @@ impl<'s, const RULES: usize, const BYTES: usize> RuleSet<'s> for Chosen<'s, RULE
             Form::Google => r.google,
         };
         let pattern = set.get(span);
-        (r.cut && pattern.is_empty()) || Key::of_pattern(pattern).admits(head.k1)
+        (r.cut && pattern.is_empty()) || head.admits1(Key::of_pattern(pattern))
     }
 
     fn view(self, i: usize) -> RuleView<'s> {

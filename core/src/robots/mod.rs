@@ -278,9 +278,20 @@ impl Key {
         Key(k | n << 56)
     }
 
+    /// How many octets the key holds.
+    #[cfg_attr(not(feature = "alloc"), allow(dead_code))]
+    #[inline]
+    pub(crate) fn len(self) -> usize {
+        (self.0 >> 56) as usize
+    }
+
     /// The key of the first octets of `s` (up to 7).
     #[inline]
     fn of_slice(s: &[u8]) -> Key {
+        // One word load when there are 8 octets (most targets).
+        if let Some(c) = s.first_chunk::<8>() {
+            return Key(u64::from_le_bytes(*c) & 0x00ff_ffff_ffff_ffff | 7 << 56);
+        }
         let s = &s[..s.len().min(Key::MAX)];
         let mut k = 0u64;
         for (i, &b) in s.iter().enumerate() {
@@ -392,7 +403,9 @@ impl Key {
 
     /// Whether a pattern with this key may match a subject whose first
     /// octets are `head` (a necessary condition, never a sufficient one).
-    #[inline]
+    /// The scans read it from the subject's [`Head`] table; this plain
+    /// reading of it is what the tests hold that one to.
+    #[cfg(test)]
     fn admits(self, head: Key) -> bool {
         let n = self.0 >> 56;
         let mask = (1u64 << (8 * n)) - 1;
@@ -400,22 +413,74 @@ impl Key {
     }
 }
 
-/// The keys of a subject: of its first 7 octets, and of the 7 after them.
+/// The keys of a subject: of its first 7 octets, and of the 7 after them,
+/// with, for each, the one key of every length that it admits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Head {
     pub k1: Key,
     pub k2: Key,
+    /// `t1[n]`: the key of `n` octets that [`Key::admits`] `k1` (the
+    /// subject's first `n` octets), or `u64::MAX`, which is no key, when
+    /// `k1` holds fewer than `n`. A rule's key is then admitted when it
+    /// equals the entry of its length: one load and one comparison per
+    /// rule in the scans, instead of a mask built from the key's length.
+    t1: [u64; 8],
 }
 
 impl Head {
+    fn new(k1: Key, k2: Key) -> Head {
+        Head {
+            k1,
+            k2,
+            t1: Head::table(k1),
+        }
+    }
+
+    /// For each key length, the key of that length that `head` admits
+    /// (see [`Head::t1`]).
+    #[inline]
+    pub(crate) fn table(head: Key) -> [u64; 8] {
+        let n = head.0 >> 56;
+        core::array::from_fn(|len| {
+            let len = len as u64;
+            if len <= n {
+                head.0 & ((1u64 << (8 * len)) - 1) | len << 56
+            } else {
+                u64::MAX
+            }
+        })
+    }
+
+    /// [`Key::admits`] of this subject's first key, from the table.
+    #[inline(always)]
+    pub(crate) fn admits1(&self, k1: Key) -> bool {
+        self.t1[(k1.0 >> 56) as usize & 7] == k1.0
+    }
+
     /// Whether a pattern with keys `k1` and `k2` (see
     /// [`Key::of_pattern_tail`]) may match this subject.
     // Only the owned `Policy` keeps two keys per rule; a heapless-only
     // build has no caller.
     #[cfg_attr(not(feature = "alloc"), allow(dead_code))]
-    #[inline]
-    pub(crate) fn admits(self, k1: Key, k2: Key) -> bool {
-        k1.admits(self.k1) && k2.admits(self.k2)
+    #[inline(always)]
+    pub(crate) fn admits(&self, k1: Key, k2: Key) -> bool {
+        // The second key is read only for rules the first admits: a mask
+        // from its length costs less there than a second table per query
+        // (see [`Head::admits_with`] for large files).
+        self.admits1(k1) && {
+            let n = k2.0 >> 56;
+            let mask = (1u64 << (8 * n)) - 1;
+            n <= self.k2.0 >> 56 && (k2.0 ^ self.k2.0) & mask == 0
+        }
+    }
+
+    /// [`Head::admits`] with `t2`, the [`Head::table`] of `k2`: in a large
+    /// file many rules share their first 7 octets, and the table, built
+    /// once per query, costs less than a mask per such rule.
+    #[cfg_attr(not(feature = "alloc"), allow(dead_code))]
+    #[inline(always)]
+    pub(crate) fn admits_with(&self, t2: &[u64; 8], k1: Key, k2: Key) -> bool {
+        self.admits1(k1) && t2[(k2.0 >> 56) as usize & 7] == k2.0
     }
 }
 
@@ -426,13 +491,17 @@ pub(crate) trait RuleSet<'a>: Copy {
     /// no and match such a target on the lazy view.
     const HEAP_COPY: bool = false;
 
+    /// From how many rules on the tight scan reads the second keys from a
+    /// table (see [`Head::admits_with`]).
+    const SECOND_TABLE_FROM: usize = usize::MAX;
+
     /// Number of rules.
     fn len(self) -> usize;
     /// Whether some rule's form `form` differs from its canonical form.
     fn has_alt(self, form: Form) -> bool;
     /// Whether rule `i`'s pattern in `form` may match a subject starting
     /// with `head`.
-    fn admits(self, i: usize, form: Form, head: Head) -> bool;
+    fn admits(self, i: usize, form: Form, head: &Head) -> bool;
     /// The first rule from `from` on that may match in some form, and in
     /// which forms (canonical, RFC 9309, Google): form `f` is tested with
     /// `heads[f]`, and the RFC 9309 and Google forms only when `own[f - 1]`
@@ -441,18 +510,18 @@ pub(crate) trait RuleSet<'a>: Copy {
     fn next_admitted_forms(
         self,
         from: usize,
-        heads: [Head; 3],
+        heads: &[Head; 3],
         own: [bool; 2],
     ) -> Option<(usize, [bool; 3])> {
         (from..self.len()).find_map(|i| {
-            let a_spec = self.admits(i, Form::Spec, heads[0]);
+            let a_spec = self.admits(i, Form::Spec, &heads[0]);
             let a_rfc = if own[0] {
-                self.admits(i, Form::Rfc, heads[1])
+                self.admits(i, Form::Rfc, &heads[1])
             } else {
                 a_spec
             };
             let a_google = if own[1] {
-                self.admits(i, Form::Google, heads[2])
+                self.admits(i, Form::Google, &heads[2])
             } else {
                 a_spec
             };
@@ -460,9 +529,10 @@ pub(crate) trait RuleSet<'a>: Copy {
         })
     }
     /// The first rule from `from` on whose canonical form may match a
-    /// subject starting with `head`.
+    /// subject starting with `head` (`t2`: the table of its second key,
+    /// see [`RuleSet::SECOND_TABLE_FROM`]).
     #[inline]
-    fn next_admitted(self, from: usize, head: Head) -> Option<usize> {
+    fn next_admitted(self, from: usize, head: &Head, _t2: Option<&[u64; 8]>) -> Option<usize> {
         (from..self.len()).find(|&i| self.admits(i, Form::Spec, head))
     }
     /// Whether the model lists the rules whose RFC 9309 or Google form
@@ -475,8 +545,74 @@ pub(crate) trait RuleSet<'a>: Copy {
     fn own_form_rule(self, _k: usize) -> Option<usize> {
         None
     }
+    /// The `k`-th entry, in rule order, of the model's list of rules with
+    /// literal octets after a `*`: the rule's index and the [`classes`] of
+    /// those octets in its canonical form (see [`LazySet::has_classes`]).
+    #[inline]
+    fn star_need(self, _k: usize) -> Option<(usize, u64)> {
+        None
+    }
     /// Rule `i`.
     fn view(self, i: usize) -> RuleView<'a>;
+}
+
+/// [`classes`] of a target, eight octets at a time.
+#[inline]
+fn classes_of_target(s: &[u8]) -> u64 {
+    let mut set = 0u64;
+    let mut words = s.chunks_exact(8);
+    for c in &mut words {
+        let w = u64::from_le_bytes(c.try_into().unwrap_or_default());
+        // Every octet's class at once (bit 6 of an octet is bit 5 of the
+        // same octet of `w >> 1`).
+        let k = w & 0x1f1f_1f1f_1f1f_1f1f | (w >> 1) & 0x2020_2020_2020_2020;
+        for j in 0..8 {
+            set |= 1 << (k >> (8 * j) & 63);
+        }
+    }
+    set | classes(words.remainder())
+}
+
+/// The class of an octet in a 64-bit set: its low five bits, and whether
+/// it is a letter or one of `@[\]^_` and `` `{|}~ `` (bit 6): digits and
+/// punctuation apart from letters, a letter's two cases together.
+#[inline(always)]
+fn class(o: u8) -> u32 {
+    u32::from(o & 0x1f | (o >> 1) & 0x20)
+}
+
+/// The set of the classes of `octets` (see [`class`]).
+pub(crate) fn classes(octets: &[u8]) -> u64 {
+    octets.iter().fold(0u64, |set, &o| set | 1 << class(o))
+}
+
+/// [`star_need_at`] wherever the first `*` is (`0` without one): what
+/// the tests hold the parse's list to.
+#[cfg(test)]
+fn star_need(pattern: &[u8]) -> u64 {
+    let body = match pattern.split_last() {
+        Some((b'$', rest)) => rest,
+        _ => pattern,
+    };
+    match memchr::memchr(b'*', body) {
+        Some(star) => star_need_at(pattern, star),
+        None => 0,
+    }
+}
+
+/// The classes of the literal octets after the first `*` of a pattern,
+/// at `star` (as its keys tell; a final `$` is no literal): each occurs in
+/// a subject the pattern matches, so a subject lacking one of their
+/// classes is not searched. `0` when nothing literal follows.
+// Only the owned `Policy` keeps them; a heapless-only build has no caller.
+#[cfg_attr(not(feature = "alloc"), allow(dead_code))]
+pub(crate) fn star_need_at(pattern: &[u8], star: usize) -> u64 {
+    let body = match pattern.split_last() {
+        Some((b'$', rest)) => rest,
+        _ => pattern,
+    };
+    debug_assert_eq!(memchr::memchr(b'*', body), Some(star));
+    classes_of_target(body.get(star..).unwrap_or_default()) & !(1 << class(b'*'))
 }
 
 /// A request target in one form: a slice when it could be copied (or
@@ -535,14 +671,14 @@ impl matcher::Subject for Subj<'_> {
 impl Subj<'_> {
     fn head(self) -> Head {
         match self {
-            Subj::Slice(s) => Head {
-                k1: Key::of_slice(s),
-                k2: Key::of_slice(s.get(Key::MAX..).unwrap_or_default()),
-            },
-            Subj::View(mut v) => Head {
-                k1: Key::from_octets(core::iter::from_fn(move || v.next_byte())),
-                k2: Key::from_octets(core::iter::from_fn(move || v.next_byte()).skip(Key::MAX)),
-            },
+            Subj::Slice(s) => Head::new(
+                Key::of_slice(s),
+                Key::of_slice(s.get(Key::MAX..).unwrap_or_default()),
+            ),
+            Subj::View(mut v) => Head::new(
+                Key::from_octets(core::iter::from_fn(move || v.next_byte())),
+                Key::from_octets(core::iter::from_fn(move || v.next_byte()).skip(Key::MAX)),
+            ),
         }
     }
 }
@@ -557,9 +693,18 @@ const SMALL_SUBJECT: usize = 256;
 /// segment; a copy makes it linear.
 fn with_subject<T, const SCRATCH: usize>(
     view: percent::Normalized<'_>,
+    bound: usize,
     heap: bool,
     f: impl FnOnce(Subj<'_>) -> T,
 ) -> T {
+    if bound <= SMALL_SUBJECT {
+        // Short enough whatever it holds: filled and measured in one pass
+        // (the counting pass cost as much as the copy).
+        let mut buf = [0u8; SMALL_SUBJECT];
+        let mut view = view;
+        let len = view.fill(&mut buf[..bound]);
+        return f(Subj::Slice(&buf[..len]));
+    }
     let len = matcher::Subject::remaining(view);
     if len <= SMALL_SUBJECT {
         let mut buf = [0u8; SMALL_SUBJECT];
@@ -592,30 +737,36 @@ fn with_large_copy<T, const SCRATCH: usize>(
 }
 
 fn fill<'b>(mut view: percent::Normalized<'_>, buf: &'b mut [u8]) -> &'b [u8] {
-    view.fill(buf);
+    let _ = view.fill(buf);
     buf
 }
 
-/// The best match of one reading so far.
+/// The best match of one reading so far: the rule's index, not its view,
+/// so that keeping and comparing it copies three words.
 #[derive(Clone, Copy)]
-struct Best<'a> {
+struct Best {
     priority: usize,
-    rule: RuleView<'a>,
+    rule: usize,
+    kind: RuleKind,
 }
 
-fn consider<'a>(best: &mut Option<Best<'a>>, priority: usize, rule: RuleView<'a>) {
+fn consider(best: &mut Option<Best>, priority: usize, rule: usize, kind: RuleKind) {
     let better = match best {
         None => true,
         // "On a length tie, Allow wins"; among equals the first reports.
         Some(b) => {
             priority > b.priority
                 || (priority == b.priority
-                    && rule.kind == RuleKind::Allow
-                    && b.rule.kind == RuleKind::Disallow)
+                    && kind == RuleKind::Allow
+                    && b.kind == RuleKind::Disallow)
         }
     };
     if better {
-        *best = Some(Best { priority, rule });
+        *best = Some(Best {
+            priority,
+            rule,
+            kind,
+        });
     }
 }
 
@@ -634,12 +785,16 @@ fn spec_priority(r: &RuleView<'_>, span: (usize, usize), target_len: usize) -> u
 /// Whether `r` in `form` matches `subject`: an empty pattern matches
 /// nothing (9.1.4), unless it is what a cut left of a Disallow, which then
 /// matches everything.
-fn hit(r: &RuleView<'_>, form: Form, subject: Subj<'_>, set: &mut LazySet) -> bool {
+/// `need`: the [`classes`] the subject must hold for `r`'s pattern in
+/// `form` to match it (`0`: none known).
+fn hit(r: &RuleView<'_>, form: Form, subject: Subj<'_>, set: &mut LazySet, need: u64) -> bool {
     let p = r.form(form);
     if p.is_empty() {
         return r.cut;
     }
-    set.may_match(p, subject) && matcher::matches(p, subject)
+    (need == 0 || set.has_classes(need, subject))
+        && set.may_match(p, subject)
+        && matcher::matches(p, subject)
 }
 
 /// The octets present in a long subject. Every literal octet of a pattern
@@ -701,10 +856,34 @@ fn after_stars(pattern: &[u8]) -> impl Iterator<Item = u8> + '_ {
 
 /// A [`ByteSet`] built the first time a pattern with a `*` asks for it.
 #[derive(Clone, Copy)]
-struct LazySet(Option<Option<ByteSet>>);
+struct LazySet {
+    bytes: Option<Option<ByteSet>>,
+    /// The [`classes`] of the subject's octets, once a pattern asked.
+    classes: Option<u64>,
+}
 
 impl LazySet {
-    const NEW: LazySet = LazySet(None);
+    const NEW: LazySet = LazySet {
+        bytes: None,
+        classes: None,
+    };
+
+    /// Whether the subject (the one this set is of) holds every class of
+    /// `need`. The classes of a subject are gathered the first time a rule
+    /// asks, in one pass of eight octets at a time; a rule with a `*` early
+    /// in it, which every key admits (`/*.pdf`, `*/calendar/*atom*`), is
+    /// then passed over with one test when the target lacks one of its
+    /// octets, instead of a search of the target. Only a filter: what it
+    /// lets through is matched as before.
+    #[inline]
+    fn has_classes(&mut self, need: u64, subject: Subj<'_>) -> bool {
+        let set = *self.classes.get_or_insert_with(|| match subject {
+            Subj::Slice(s) => classes_of_target(s),
+            // A target too long for any copy: not worth a pass of its own.
+            Subj::View(_) => u64::MAX,
+        });
+        need & !set == 0
+    }
 
     /// Whether `pattern` may match `subject` (the subject this set is of):
     /// `false` only when some segment after a `*` starts with an octet
@@ -712,18 +891,18 @@ impl LazySet {
     fn may_match(&mut self, pattern: &[u8], subject: Subj<'_>) -> bool {
         // A short target (nearly all) is searched directly: settled once,
         // before any look at the pattern.
-        if matches!(self.0, Some(None)) {
+        if matches!(self.bytes, Some(None)) {
             return true;
         }
         if !matches!(subject, Subj::Slice(s) if s.len() >= ByteSet::MIN_SUBJECT) {
-            self.0 = Some(None);
+            self.bytes = Some(None);
             return true;
         }
         let mut firsts = after_stars(pattern).peekable();
         if firsts.peek().is_none() {
             return true;
         }
-        let set = *self.0.get_or_insert_with(|| ByteSet::of(subject));
+        let set = *self.bytes.get_or_insert_with(|| ByteSet::of(subject));
         match set {
             Some(set) => firsts.all(|b| set.has(b)),
             None => true,
@@ -731,9 +910,17 @@ impl LazySet {
     }
 }
 
-fn span(r: &RuleView<'_>, subject: Subj<'_>, set: &mut LazySet) -> Option<(usize, usize)> {
+fn span(
+    r: &RuleView<'_>,
+    subject: Subj<'_>,
+    set: &mut LazySet,
+    need: u64,
+) -> Option<(usize, usize)> {
     if r.spec.is_empty() {
         return r.cut.then_some((0, 0));
+    }
+    if need != 0 && !set.has_classes(need, subject) {
+        return None;
     }
     if !set.may_match(r.spec, subject) {
         return None;
@@ -749,10 +936,10 @@ fn evaluate<'a, R: RuleSet<'a>>(
     rfc: Option<Subj<'_>>,
     google: Option<Subj<'_>>,
 ) -> Verdict<'a> {
-    let canon_head = canon.head();
+    let canon_head = &canon.head();
+    // The second key's table for the tight scan of a large file.
+    let t2 = (rules.len() >= R::SECOND_TABLE_FROM).then(|| Head::table(canon_head.k2));
     let canon_len = matcher::Subject::remaining(canon);
-    let rfc_head = rfc.map(Subj::head);
-    let google_head = google.map(Subj::head);
     let mut canon_set = LazySet::NEW;
     let mut rfc_set = LazySet::NEW;
     let mut google_set = LazySet::NEW;
@@ -760,7 +947,7 @@ fn evaluate<'a, R: RuleSet<'a>>(
     // keys and matches are the canonical ones.
     let rfc_keys = rfc.is_some() || rules.has_alt(Form::Rfc);
     let google_keys = google.is_some() || rules.has_alt(Form::Google);
-    let mut best: [Option<Best<'a>>; 3] = [None; 3];
+    let mut best: [Option<Best>; 3] = [None; 3];
     // With one form for every rule and the target, only the canonical
     // keys are scanned, in one tight loop.
     let one_form = !rfc_keys && !google_keys;
@@ -769,6 +956,18 @@ fn evaluate<'a, R: RuleSet<'a>>(
     // loop, and the few listed rules with forms of their own are weighed
     // in every form at their place in rule order.
     let listed = R::OWN_FORM_LIST && !one_form && rfc.is_none() && google.is_none();
+    // The three forms' heads, for the scan of every form's keys.
+    let heads = (!one_form && !listed).then(|| {
+        [
+            *canon_head,
+            rfc.map_or(*canon_head, Subj::head),
+            google.map_or(*canon_head, Subj::head),
+        ]
+    });
+    // The next rule with literal octets after a `*` (see
+    // [`RuleSet::star_need`]), a cursor in rule order.
+    let mut need_k = 0;
+    let mut need_next = rules.star_need(0);
     let mut own_k = 0;
     let mut own_next = if listed { rules.own_form_rule(0) } else { None };
     // The next rule from `next` on that the canonical keys admit, once
@@ -781,7 +980,7 @@ fn evaluate<'a, R: RuleSet<'a>>(
                 Some(Some(c)) if c >= next => Some(c),
                 Some(None) => None,
                 _ => {
-                    let c = rules.next_admitted(next, canon_head);
+                    let c = rules.next_admitted(next, canon_head, t2.as_ref());
                     admitted = Some(c);
                     c
                 }
@@ -812,32 +1011,39 @@ fn evaluate<'a, R: RuleSet<'a>>(
                 }
             }
         } else if one_form {
-            match rules.next_admitted(next, canon_head) {
+            match rules.next_admitted(next, canon_head, t2.as_ref()) {
                 Some(i) => (i, true, true, true),
                 None => break,
             }
-        } else {
-            let heads = [
-                canon_head,
-                rfc_head.unwrap_or(canon_head),
-                google_head.unwrap_or(canon_head),
-            ];
+        } else if let Some(heads) = &heads {
             match rules.next_admitted_forms(next, heads, [rfc_keys, google_keys]) {
                 Some((i, [a_spec, a_rfc, a_google])) => (i, a_spec, a_rfc, a_google),
                 None => break,
             }
+        } else {
+            break;
         };
         next = i + 1;
+        let need = loop {
+            match need_next {
+                Some((j, _)) if j < i => {
+                    need_k += 1;
+                    need_next = rules.star_need(need_k);
+                }
+                Some((j, need)) if j == i => break need,
+                _ => break 0,
+            }
+        };
         let r = rules.view(i);
         let floor = |n: usize| if r.cut { n.max(r.floor) } else { n };
         let spec_span = if a_spec && (r.readings & IN_SPEC != 0 || r.google_same) {
-            span(&r, canon, &mut canon_set)
+            span(&r, canon, &mut canon_set, need)
         } else {
             None
         };
         if r.readings & IN_SPEC != 0 {
             if let Some(s) = spec_span {
-                consider(&mut best[0], spec_priority(&r, s, canon_len), r);
+                consider(&mut best[0], spec_priority(&r, s, canon_len), i, r.kind);
             }
             let rfc_hit = match rfc {
                 None if r.rfc_same => spec_span.is_some(),
@@ -847,11 +1053,12 @@ fn evaluate<'a, R: RuleSet<'a>>(
                     } else {
                         &mut canon_set
                     };
-                    a_rfc && hit(&r, Form::Rfc, rfc.unwrap_or(canon), set)
+                    let need = if r.rfc_same { need } else { 0 };
+                    a_rfc && hit(&r, Form::Rfc, rfc.unwrap_or(canon), set, need)
                 }
             };
             if rfc_hit {
-                consider(&mut best[1], floor(r.rfc.len()), r);
+                consider(&mut best[1], floor(r.rfc.len()), i, r.kind);
             }
         }
         if r.readings & IN_GOOGLE != 0 {
@@ -863,22 +1070,23 @@ fn evaluate<'a, R: RuleSet<'a>>(
                     } else {
                         &mut canon_set
                     };
-                    a_google && hit(&r, Form::Google, google.unwrap_or(canon), set)
+                    let need = if r.google_same { need } else { 0 };
+                    a_google && hit(&r, Form::Google, google.unwrap_or(canon), set, need)
                 }
             };
             if google_hit {
-                consider(&mut best[2], floor(r.google.len()), r);
+                consider(&mut best[2], floor(r.google.len()), i, r.kind);
             }
         }
     }
     for (reading, b) in Reading::ALL.into_iter().zip(best) {
         if let Some(b) = b {
-            if b.rule.kind == RuleKind::Disallow {
-                return verdict(Some(b.rule), reading);
+            if b.kind == RuleKind::Disallow {
+                return verdict(Some(rules.view(b.rule)), reading);
             }
         }
     }
-    verdict(best[0].map(|b| b.rule), Reading::Spec)
+    verdict(best[0].map(|b| rules.view(b.rule)), Reading::Spec)
 }
 
 fn verdict(rule: Option<RuleView<'_>>, reading: Reading) -> Verdict<'_> {
@@ -905,12 +1113,17 @@ pub(crate) fn decide<'a, R: RuleSet<'a>, const SCRATCH: usize>(
     let rooted = t.first() == Some(&b'/');
     // Nearly every target: rooted, no escape, no query, nothing to
     // encode. It is then its own form in every reading.
-    if rooted && !percent::has_special(t) {
+    let (plain, query) = scan_target(t);
+    debug_assert_eq!(plain && !query, !percent::has_special(t));
+    if rooted && plain && !query {
         return evaluate(rules, Subj::Slice(t), None, None);
     }
-    let canonical = rooted && percent::is_canonical(t);
-    let rfc_differs = percent::rfc_differs(t);
+    let canonical = rooted && plain;
+    let rfc_differs = query && rfc_differs(t);
     let heap = R::HEAP_COPY;
+    // Every form of `t` holds at most three octets per octet of `t` (an
+    // encoded one), and a leading `/`.
+    let bound = t.len().saturating_mul(3).saturating_add(1);
     let with_rfc = |canon: Subj<'_>| {
         let with_google = |rfc: Option<Subj<'_>>| {
             if canonical {
@@ -920,6 +1133,7 @@ pub(crate) fn decide<'a, R: RuleSet<'a>, const SCRATCH: usize>(
             } else {
                 with_subject::<_, SCRATCH>(
                     percent::Normalized::with_leading_slash(t, true),
+                    bound,
                     heap,
                     |g| evaluate(rules, canon, rfc, Some(g)),
                 )
@@ -933,7 +1147,7 @@ pub(crate) fn decide<'a, R: RuleSet<'a>, const SCRATCH: usize>(
             } else {
                 percent::Normalized::rfc_with_leading_slash(t)
             };
-            with_subject::<_, SCRATCH>(view, heap, |r| with_google(Some(r)))
+            with_subject::<_, SCRATCH>(view, bound, heap, |r| with_google(Some(r)))
         }
     };
     if canonical {
@@ -944,7 +1158,52 @@ pub(crate) fn decide<'a, R: RuleSet<'a>, const SCRATCH: usize>(
         } else {
             percent::Normalized::with_leading_slash(t, false)
         };
-        with_subject::<_, SCRATCH>(view, heap, with_rfc)
+        with_subject::<_, SCRATCH>(view, bound, heap, with_rfc)
+    }
+}
+
+/// In one pass of eight octets at a time: whether `t` is canonical
+/// ([`percent::is_canonical`]: no `%`, no octet outside 0x21..=0x7E) and
+/// whether it holds a `?` (each test is exact for "some octet of the word";
+/// the last word overlaps the one before it). Half the targets of a feed
+/// bot carry a query.
+#[inline]
+fn scan_target(t: &[u8]) -> (bool, bool) {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let zero = |v: u64| v.wrapping_sub(ONES) & !v & HIGH;
+    let word = |w: u64| {
+        zero(w ^ (ONES * u64::from(b'%')))
+            | zero(w ^ (ONES * 0x7f))
+            | (w.wrapping_sub(ONES * 0x21) & !w & HIGH)
+            | (w & HIGH)
+    };
+    let question = |w: u64| zero(w ^ (ONES * u64::from(b'?')));
+    if t.len() < 8 {
+        return (percent::is_canonical(t), t.contains(&b'?'));
+    }
+    let (mut bad, mut query) = (0u64, 0u64);
+    let mut words = t.chunks_exact(8);
+    for c in &mut words {
+        let w = u64::from_le_bytes(c.try_into().unwrap_or_default());
+        bad |= word(w);
+        query |= question(w);
+    }
+    if !words.remainder().is_empty() {
+        let last = &t[t.len() - 8..];
+        let w = u64::from_le_bytes(last.try_into().unwrap_or_default());
+        bad |= word(w);
+        query |= question(w);
+    }
+    (bad == 0, query != 0)
+}
+
+/// [`percent::rfc_differs`], with the `?` found in line (a target is short).
+#[inline]
+fn rfc_differs(t: &[u8]) -> bool {
+    match matcher::find_byte(b'?', t) {
+        Some(q) => t[q + 1..].iter().any(|&b| percent::is_gen_delim(b)),
+        None => false,
     }
 }
 
@@ -1099,6 +1358,167 @@ mod tests {
             }
         }
         assert!(matched > 1000, "{matched}");
+    }
+
+    #[test]
+    fn target_tests_agree_with_percent() {
+        extern crate std;
+        use std::vec::Vec;
+        let mut x: u32 = 9;
+        let mut next = |n: u32| {
+            x = x.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+            (x >> 16) % n
+        };
+        let mut canonical = 0;
+        for _ in 0..20_000 {
+            // Mostly plain octets, with now and then any octet at all.
+            let t: Vec<u8> = (0..next(40))
+                .map(|_| match next(16) {
+                    0 => next(256) as u8,
+                    1 => b"?:/#[]@%"[next(8) as usize],
+                    _ => b"/ab=&.-"[next(7) as usize],
+                })
+                .collect();
+            let want = (percent::is_canonical(&t), t.contains(&b'?'));
+            assert_eq!(scan_target(&t), want, "{t:?}");
+            assert_eq!(rfc_differs(&t), percent::rfc_differs(&t), "{t:?}");
+            // Whatever `decide` sends to the plain path is plain.
+            let (plain, query) = scan_target(&t);
+            assert_eq!(plain && !query, !percent::has_special(&t), "{t:?}");
+            canonical += usize::from(plain);
+        }
+        assert!(canonical > 1000, "{canonical}");
+        for b in 0..=255u8 {
+            let t = [b'/', b'a', b'b', b'c', b'd', b'e', b'f', b'g', b'h', b];
+            for t in [&t[..], &t[2..], &t[6..]] {
+                let want = (percent::is_canonical(t), t.contains(&b'?'));
+                assert_eq!(scan_target(t), want, "{b}");
+            }
+        }
+    }
+
+    #[test]
+    fn star_needs_never_reject_a_match() {
+        extern crate std;
+        use std::vec::Vec;
+        let mut x: u32 = 13;
+        let mut next = |n: u32| {
+            x = x.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+            (x >> 16) % n
+        };
+        // Octets of distinct classes, and octets sharing one (`.` and `N`,
+        // `/` and `O`, `a` and `A`), with `*` and `$`.
+        let alphabet = b"/ab.NOA1*$";
+        let (mut matched, mut rejected) = (0, 0);
+        for _ in 0..50_000 {
+            let subject: Vec<u8> = (0..next(40)).map(|_| alphabet[next(8) as usize]).collect();
+            let pattern: Vec<u8> = (0..next(10)).map(|_| alphabet[next(10) as usize]).collect();
+            let set = classes_of_target(&subject);
+            assert_eq!(set, classes(&subject), "{subject:?}");
+            let need = star_need(&pattern);
+            let mut lazy = LazySet::NEW;
+            let admitted = lazy.has_classes(need, Subj::Slice(&subject));
+            assert_eq!(admitted, need & !set == 0);
+            if matcher::matches(&pattern, subject.as_slice()) {
+                matched += 1;
+                assert!(admitted, "{pattern:?} {subject:?}");
+            } else if !admitted {
+                rejected += 1;
+            }
+        }
+        assert!(matched > 1000 && rejected > 1000, "{matched} {rejected}");
+        // The octets after the first `*`, not the `*`s nor a final `$`.
+        assert_eq!(star_need(b"/a*b"), classes(b"b"));
+        assert_eq!(star_need(b"/*.pdf$"), classes(b".pdf"));
+        assert_eq!(star_need(b"/a*$"), 0);
+        assert_eq!(star_need(b"/a*$x*"), classes(b"$x"));
+        assert_eq!(star_need(b"/abc"), 0);
+        assert_eq!(class(b'a'), class(b'A'));
+        assert_ne!(class(b'.'), class(b'n'));
+        assert_ne!(class(b'0'), class(b'p'));
+    }
+
+    #[cfg(feature = "alloc")]
+    #[test]
+    fn policies_list_every_star_need() {
+        extern crate std;
+        use std::format;
+        use std::string::String;
+        let mut body = String::from("User-agent: *\n");
+        let values = [
+            "/*.pdf",
+            "/*",
+            "/a*",
+            "/a*b",
+            "*/x/*y*",
+            "/abcdefg*h",
+            "/abcdefgh*",
+            "/abcdefghijklm*n",
+            "/abcdefghijklmn*o",
+            "/abcdefghijklmnopq*r",
+            "/plain",
+            "/x$",
+            "/*.php$",
+            "/a%41*%42",
+            "/abcdefghijklmn",
+            "/abcdefghijklm*",
+        ];
+        for v in values {
+            body.push_str(&format!("Disallow: {v}\n"));
+        }
+        let policy = Policy::parse(body.as_bytes(), "bot");
+        let rules = &policy;
+        let mut listed = 0;
+        for i in 0..rules.len() {
+            let spec = rules.view(i).spec;
+            // Listed when the first `*` is among the first key's octets.
+            let want = match spec.iter().position(|&b| b == b'*') {
+                Some(at) if at < Key::MAX => star_need(spec),
+                _ => 0,
+            };
+            let got = (0..)
+                .map_while(|k| rules.star_need(k))
+                .find(|&(j, _)| j == i)
+                .map_or(0, |(_, need)| need);
+            assert_eq!(got, want, "{:?}", rules.view(i).text);
+            listed += usize::from(want != 0);
+        }
+        assert_eq!(listed, 5);
+    }
+
+    #[test]
+    fn head_tables_are_the_key_test() {
+        let mut x: u32 = 3;
+        let mut next = |n: u32| {
+            x = x.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+            (x >> 16) % n
+        };
+        let mut admitted = 0;
+        for _ in 0..50_000 {
+            // Octets from a small alphabet (with NUL and 0xFF, which a
+            // table entry's filler must not pass for) so that keys often
+            // agree.
+            let mut octets = |n: u32| -> ([u8; 7], usize) {
+                let len = next(n) as usize;
+                let mut o = [0u8; 7];
+                for b in &mut o[..len] {
+                    *b = b"/a\0\xff"[next(4) as usize];
+                }
+                (o, len)
+            };
+            let (s, sn) = octets(8);
+            let (p, pn) = octets(8);
+            let (s2, sn2) = octets(8);
+            let (p2, pn2) = octets(8);
+            let head = Head::new(Key::of_slice(&s[..sn]), Key::of_slice(&s2[..sn2]));
+            let (k1, k2) = (Key::of_slice(&p[..pn]), Key::of_slice(&p2[..pn2]));
+            assert_eq!(head.admits1(k1), k1.admits(head.k1), "{p:?} {s:?}");
+            let want = k1.admits(head.k1) && k2.admits(head.k2);
+            assert_eq!(head.admits(k1, k2), want);
+            assert_eq!(head.admits_with(&Head::table(head.k2), k1, k2), want);
+            admitted += usize::from(want);
+        }
+        assert!(admitted > 1000, "{admitted}");
     }
 
     #[test]

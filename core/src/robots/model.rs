@@ -9,6 +9,7 @@ use super::{decide, limit, CrawlDelay, Form, Head, Key, Limited, RuleKind, RuleS
 use super::{IN_GOOGLE, IN_SPEC};
 use crate::constants::UA_TOKEN;
 use crate::percent;
+use alloc::boxed::Box;
 use alloc::vec::Vec;
 
 /// Offset and length into an arena.
@@ -71,6 +72,10 @@ pub struct Policy {
     /// Indices, in rule order, of the rules whose RFC 9309 or Google form
     /// differs from the canonical one.
     own_forms: Vec<u32>,
+    /// The rules with literal octets after a `*`, in rule order, with the
+    /// classes of those octets (see [`super::star_need_at`]). Boxed: never
+    /// grows, and a `Policy` stays one word smaller.
+    star_needs: Box<[(u32, u64)]>,
     crawl_delay: Option<CrawlDelay>,
     selected: Selected,
     google_selected: Selected,
@@ -361,6 +366,7 @@ impl PolicyBuilder<'_> {
         } else {
             Vec::new()
         };
+        let star_needs = star_needs(&rules, &keys, &arena);
         arena.shrink_to_fit();
         own_forms.shrink_to_fit();
         Policy {
@@ -371,12 +377,44 @@ impl PolicyBuilder<'_> {
             rfc_keys,
             google_keys,
             own_forms,
+            star_needs,
             crawl_delay,
             selected,
             google_selected,
             truncated,
         }
     }
+}
+
+/// The rules whose canonical form has literal octets after a `*` within
+/// its first 8 octets, with their classes (see [`super::star_need_at`]). A
+/// rule's first key gives the length of its literal start, which ends at a
+/// `*` when shorter than the key and than the value: only such a rule is
+/// looked at, so most rules cost one comparison of their dense key. A rule
+/// with a longer literal start is left out: its keys already tell most
+/// targets apart.
+// Out of line: the builder's loop keeps its own code.
+#[inline(never)]
+fn star_needs(rules: &[StoredRule], keys: &[Key], arena: &[u8]) -> Box<[(u32, u64)]> {
+    let mut out = Vec::new();
+    for (i, k1) in keys.iter().enumerate() {
+        let literal = k1.len();
+        if literal >= Key::MAX {
+            continue;
+        }
+        let Some(r) = rules.get(i) else {
+            break;
+        };
+        if literal + 1 >= r.spec.1 as usize {
+            continue;
+        }
+        // The literal start ends at a `*`, with something after it.
+        let need = super::star_need_at(r.spec.get(arena), literal);
+        if need != 0 {
+            out.push((i as u32, need));
+        }
+    }
+    out.into_boxed_slice()
 }
 
 impl<'a> SelectSink<'a> for PolicyBuilder<'a> {
@@ -493,6 +531,7 @@ impl Policy {
                 + self.google_keys.capacity())
                 * core::mem::size_of::<Key>()
             + self.own_forms.capacity() * core::mem::size_of::<u32>()
+            + self.star_needs.len() * core::mem::size_of::<(u32, u64)>()
     }
 }
 
@@ -503,6 +542,7 @@ const POLICY_SCRATCH: usize = 8192;
 
 impl<'a> RuleSet<'a> for &'a Policy {
     const HEAP_COPY: bool = true;
+    const SECOND_TABLE_FROM: usize = 256;
 
     #[inline]
     fn len(self) -> usize {
@@ -519,15 +559,15 @@ impl<'a> RuleSet<'a> for &'a Policy {
     }
 
     #[inline]
-    fn admits(self, i: usize, form: Form, head: Head) -> bool {
+    fn admits(self, i: usize, form: Form, head: &Head) -> bool {
         // The second keys are the canonical form's: they serve a form only
         // when every rule's form is its canonical one.
         match form {
             Form::Rfc if !self.rfc_keys.is_empty() => {
-                self.rfc_keys.get(i).is_some_and(|k| k.admits(head.k1))
+                self.rfc_keys.get(i).is_some_and(|&k| head.admits1(k))
             }
             Form::Google if !self.google_keys.is_empty() => {
-                self.google_keys.get(i).is_some_and(|k| k.admits(head.k1))
+                self.google_keys.get(i).is_some_and(|&k| head.admits1(k))
             }
             _ => match (self.keys.get(i), self.keys2.get(i)) {
                 (Some(&k1), Some(&k2)) => head.admits(k1, k2),
@@ -536,11 +576,12 @@ impl<'a> RuleSet<'a> for &'a Policy {
         }
     }
 
-    #[inline]
+    // Out of line, like `next_admitted`.
+    #[inline(never)]
     fn next_admitted_forms(
         self,
         from: usize,
-        heads: [Head; 3],
+        heads: &[Head; 3],
         own: [bool; 2],
     ) -> Option<(usize, [bool; 3])> {
         let k1 = self.keys.get(from..)?;
@@ -551,31 +592,40 @@ impl<'a> RuleSet<'a> for &'a Policy {
         let alt = |keys: &'a [Key]| keys.get(from..from + n);
         let rfc = alt(&self.rfc_keys);
         let google = alt(&self.google_keys);
-        let admits = |own: bool, own_keys: Option<&[Key]>, head: Head, j: usize, spec: bool| {
+        let admits = |own: bool, own_keys: Option<&[Key]>, head: &Head, j: usize, spec: bool| {
             if !own {
                 spec
             } else if let Some(keys) = own_keys {
-                keys[j].admits(head.k1)
+                head.admits1(keys[j])
             } else {
                 head.admits(k1[j], k2[j])
             }
         };
         (0..n).find_map(|j| {
             let a_spec = heads[0].admits(k1[j], k2[j]);
-            let a_rfc = admits(own[0], rfc, heads[1], j, a_spec);
-            let a_google = admits(own[1], google, heads[2], j, a_spec);
+            let a_rfc = admits(own[0], rfc, &heads[1], j, a_spec);
+            let a_google = admits(own[1], google, &heads[2], j, a_spec);
             (a_spec || a_rfc || a_google).then_some((from + j, [a_spec, a_rfc, a_google]))
         })
     }
 
-    #[inline]
-    fn next_admitted(self, from: usize, head: Head) -> Option<usize> {
+    // Out of line: the tight loop over every key keeps its registers
+    // whatever the evaluator around it holds.
+    #[inline(never)]
+    fn next_admitted(self, from: usize, head: &Head, t2: Option<&[u64; 8]>) -> Option<usize> {
         let keys = self.keys.get(from..)?;
         let keys2 = self.keys2.get(from..)?;
-        keys.iter()
-            .zip(keys2)
-            .position(|(&k1, &k2)| head.admits(k1, k2))
-            .map(|j| from + j)
+        let found = match t2 {
+            None => keys
+                .iter()
+                .zip(keys2)
+                .position(|(&k1, &k2)| head.admits(k1, k2)),
+            Some(t2) => keys
+                .iter()
+                .zip(keys2)
+                .position(|(&k1, &k2)| head.admits_with(t2, k1, k2)),
+        };
+        found.map(|j| from + j)
     }
 
     const OWN_FORM_LIST: bool = true;
@@ -583,6 +633,11 @@ impl<'a> RuleSet<'a> for &'a Policy {
     #[inline]
     fn own_form_rule(self, k: usize) -> Option<usize> {
         self.own_forms.get(k).map(|&i| i as usize)
+    }
+
+    #[inline]
+    fn star_need(self, k: usize) -> Option<(usize, u64)> {
+        self.star_needs.get(k).map(|&(i, need)| (i as usize, need))
     }
 
     #[inline]
