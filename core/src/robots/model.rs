@@ -992,6 +992,57 @@ mod tests {
     }
 
     #[test]
+    fn a_parsed_policy_holds_every_rules_forms() {
+        // Many rules to a file, so that the scan of the stored values
+        // meets hits in every place: first and last rule, neighbours,
+        // empty values between, a value that is nothing but a `?`.
+        let alphabet: &[u8] = b"/ab%7eE2F3f?:#@=& \x7f\xc3\xa9*$";
+        let mut seed = 0x1234_5678_9abc_def1u64;
+        let mut next = |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        };
+        for _ in 0..300 {
+            let mut body = Vec::from(&b"User-agent: *\n"[..]);
+            for _ in 0..next(40) {
+                // Values that start with a special octet too (a scan
+                // that resumed one octet late would miss them).
+                body.extend_from_slice(b"Disallow: ");
+                for _ in 0..next(12) {
+                    let b = alphabet[next(alphabet.len())];
+                    // `#` starts a comment, blanks end the value early.
+                    if b != b'#' && b != b' ' {
+                        body.push(b);
+                    }
+                }
+                body.push(b'\n');
+            }
+            let p = Policy::parse(&body, "Walsh-Research");
+            let mut own = Vec::new();
+            for i in 0..p.rule_count() {
+                let v = (&p).view(i);
+                let (mut spec, mut rfc, mut google) = (Vec::new(), Vec::new(), Vec::new());
+                percent::normalize_byte_stream(v.text, |b| spec.push(b));
+                percent::rfc_form(v.text, |b| rfc.push(b));
+                percent::google_form(v.text, |b| google.push(b));
+                assert_eq!(
+                    (v.spec, v.rfc, v.google),
+                    (&spec[..], &rfc[..], &google[..])
+                );
+                assert_eq!((v.rfc_same, v.google_same), (rfc == spec, google == spec));
+                let k1 = Key::pair_of_pattern(v.spec).0;
+                assert_eq!(p.keys[i], k1, "{:?}", v.text);
+                if rfc != spec || google != spec {
+                    own.push(i as u32);
+                }
+            }
+            assert_eq!(p.own_forms, own);
+        }
+    }
+
+    #[test]
     fn every_value_form_survives_storage() {
         let body = "User-agent: *\nDisallow: /a b\nDisallow: /t%7e\nAllow: /é\nDisallow: /x\x7f\nAllow: /d/index.html\nDisallow: /p*q$\nDisallow: /q?u=a/b\n";
         let p = Policy::parse(body.as_bytes(), "Walsh-Research");
