@@ -249,26 +249,10 @@ pub fn google_form(raw: &[u8], mut out: impl FnMut(u8)) {
     }
 }
 
-/// The first octet of `hay` that [`has_special`] looks for: `%`, `?`, or
-/// outside 0x21..=0x7E. Whole 32-octet blocks are tested without an early
-/// exit, which vectorises.
+/// The first `%` or octet that must be encoded in `hay`.
 #[cfg_attr(not(feature = "alloc"), allow(dead_code))]
-pub(crate) fn find_special(hay: &[u8]) -> Option<usize> {
-    let hit =
-        |b: u8| u8::from(b == b'?') | u8::from(b == b'%') | u8::from(b.wrapping_sub(0x21) >= 0x5e);
-    let mut blocks = hay.chunks_exact(32);
-    let mut base = 0;
-    for block in &mut blocks {
-        if block.iter().fold(0u8, |any, &b| any | hit(b)) != 0 {
-            return block.iter().position(|&b| hit(b) != 0).map(|i| base + i);
-        }
-        base += 32;
-    }
-    blocks
-        .remainder()
-        .iter()
-        .position(|&b| hit(b) != 0)
-        .map(|i| base + i)
+pub(crate) fn find_escape(hay: &[u8]) -> Option<usize> {
+    find_escape_or(b'%', hay)
 }
 
 /// The first `first`, `%` or octet that must be encoded in `hay`. Whole
