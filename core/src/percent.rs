@@ -52,59 +52,14 @@ pub fn rfc_form(raw: &[u8], mut out: impl FnMut(u8)) {
     }
 }
 
-/// Whether `value` holds a `%`, a `?` or an octet outside 0x21..=0x7E,
-/// eight octets at a time (the last word overlaps the one before it; a
-/// value of 4 to 7 octets is two overlapping halves of one word).
-#[inline]
+/// Whether `value` holds a `%`, a `?` or an octet outside 0x21..=0x7E:
+/// the octets that can make a form differ from the value. The reference
+/// the fast tests are held to (`decide`'s one-pass target test, the
+/// parse's scan of the stored values); no hot path calls it.
 pub(crate) fn has_special(value: &[u8]) -> bool {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    // The high bit of an octet of the result is set when that octet is
-    // special. With the high bits cleared first (`x`), no sum below
-    // carries out of its octet, so each test is exact octet by octet.
-    let word = |w: u64| {
-        let x = w & LOW7;
-        w // 0x80 and up
-            | !(x + ONES * 0x5f) // below 0x21
-            | (x + ONES) // 0x7F
-            | !((x ^ (ONES * u64::from(b'%'))) + LOW7)
-            | !((x ^ (ONES * u64::from(b'?'))) + LOW7)
-    };
-    let le4 = |c: &[u8]| u64::from(u32::from_le_bytes(c.try_into().unwrap_or_default()));
-    let any = match value.len() {
-        0..=3 => {
-            return value
-                .iter()
-                .any(|&b| (b == b'%') | (b == b'?') | (b.wrapping_sub(0x21) >= 0x5e))
-        }
-        4..=7 => word(le4(&value[..4]) | le4(&value[value.len() - 4..]) << 32),
-        // Most rule values: four words, overlapping as the length needs,
-        // always all four. A loop whose trip count follows the length
-        // mispredicted its exit on most values, which cost more than the
-        // tests.
-        n @ 8..=32 => {
-            let at = |o: usize| {
-                word(u64::from_le_bytes(
-                    *value[o..].first_chunk::<8>().unwrap_or(&[0; 8]),
-                ))
-            };
-            at(0) | at(8.min(n - 8)) | at(16.min(n - 8)) | at(n - 8)
-        }
-        _ => {
-            let mut any = 0u64;
-            let mut words = value.chunks_exact(8);
-            for c in &mut words {
-                any |= word(u64::from_le_bytes(c.try_into().unwrap_or_default()));
-            }
-            if !words.remainder().is_empty() {
-                let last = &value[value.len() - 8..];
-                any |= word(u64::from_le_bytes(last.try_into().unwrap_or_default()));
-            }
-            any
-        }
-    };
-    any & HIGH != 0
+    value
+        .iter()
+        .any(|&b| (b == b'%') | (b == b'?') | (b.wrapping_sub(0x21) >= 0x5e))
 }
 
 /// Whether `b` must be percent-encoded before comparison.
@@ -124,8 +79,6 @@ const fn hex_val(b: u8) -> Option<u8> {
 const HEX_UPPER: &[u8; 16] = b"0123456789ABCDEF";
 
 /// `b` percent-encoded, with upper-case hex digits.
-// Only the owned `Policy` builds forms; a heapless-only build has no caller.
-#[cfg_attr(not(feature = "alloc"), allow(dead_code))]
 pub(crate) const fn escape(b: u8) -> [u8; 3] {
     [
         b'%',
@@ -180,11 +133,7 @@ pub fn normalize_chunks(raw: &[u8], mut out: impl FnMut(&[u8])) {
             }
             out(b"%");
         } else {
-            out(&[
-                b'%',
-                HEX_UPPER[usize::from(b >> 4)],
-                HEX_UPPER[usize::from(b & 0xf)],
-            ]);
+            out(&escape(b));
         }
         i += 1;
         run = i;
@@ -211,11 +160,7 @@ pub fn google_chunks(raw: &[u8], mut out: impl FnMut(&[u8])) {
         }
         if b >= 0x80 {
             out(&raw[run..i]);
-            out(&[
-                b'%',
-                HEX_UPPER[usize::from(b >> 4)],
-                HEX_UPPER[usize::from(b & 0xf)],
-            ]);
+            out(&escape(b));
             run = i + 1;
         }
         i += 1;
