@@ -347,14 +347,7 @@ impl PolicyBuilder<'_> {
             let end = (r.text.0 + r.text.1) as usize;
             // A `?` in a value with nothing to escape or encode changes a
             // form only if a delimiter follows it (RFC 9309's form).
-            if question.is_some()
-                && escape >= end
-                && !arena
-                    .get(hit + 1..end)
-                    .unwrap_or_default()
-                    .iter()
-                    .any(|&b| percent::is_gen_delim(b))
-            {
+            if question.is_some() && escape >= end && !percent::rfc_differs(r.text.get(&arena)) {
                 from = end;
                 at += 1;
                 continue;
@@ -948,8 +941,8 @@ mod tests {
     #[test]
     fn special_octets_are_found_anywhere_in_a_word() {
         let special = |b: u8| (b == b'%') | (b == b'?') | !(0x21..=0x7e).contains(&b);
-        // Every length class of `has_special` (under 4, 4 to 7, 8 to 32,
-        // longer), every place, every octet.
+        // Values shorter and longer than a word or four, every place,
+        // every octet.
         for len in 1..44 {
             for at in 0..len {
                 for b in 0..=255u8 {
