@@ -26,6 +26,9 @@ pub mod lexer;
 pub mod matcher;
 #[cfg(feature = "alloc")]
 mod model;
+pub mod variant;
+
+pub use variant::Variant;
 
 #[cfg(feature = "alloc")]
 pub use model::{Group, Policy, Robots, Selected};
@@ -137,6 +140,9 @@ pub struct Verdict<'a> {
     /// Set when the answer is a deliberate over-block because a fixed
     /// capacity was exceeded (never set by the allocating model).
     pub overflow: bool,
+    /// How the file was read when it denied: [`Variant::BASE`] but for the
+    /// few files another reading of whose text denies (issue #18).
+    pub variant: Variant,
 }
 
 impl fmt::Display for Verdict<'_> {
@@ -148,7 +154,14 @@ impl fmt::Display for Verdict<'_> {
         })?;
         match self.rule {
             Some(r) if self.reading != Reading::Spec => {
-                write!(f, " by {r} in {}", self.reading.as_str())
+                write!(f, " by {r} in {}", self.reading.as_str())?;
+                if !self.variant.is_base() {
+                    write!(f, " ({})", self.variant)?;
+                }
+                Ok(())
+            }
+            Some(r) if !self.variant.is_base() => {
+                write!(f, " by {r} in the spec's reading ({})", self.variant)
             }
             Some(r) => write!(f, " by {r}"),
             None if self.overflow => f.write_str(" (capacity exceeded: over-blocking)"),
@@ -1099,6 +1112,7 @@ fn verdict(rule: Option<RuleView<'_>>, reading: Reading) -> Verdict<'_> {
         }),
         reading,
         overflow: false,
+        variant: Variant::BASE,
     }
 }
 
