@@ -84,7 +84,8 @@ const fn must_encode(b: u8) -> bool {
 
 /// Whether the URL the bot sends never carries `b` raw in its path (`query`
 /// false) or its query (`query` true): the WHATWG path percent-encode set
-/// and special-query percent-encode set, beyond [`must_encode`]'s octets
+/// and special-query percent-encode set, beyond the controls, space and
+/// non-ASCII octets encoded everywhere
 /// (`#` never reaches a request target, and `?` ends the path).
 pub const fn never_raw(b: u8, query: bool) -> bool {
     match b {

@@ -309,7 +309,7 @@ fn uni_space_run(s: &[u8]) -> usize {
     }
 }
 
-/// [`trim`] of every white space character Unicode knows (issue #18:
+/// `trim` of every white space character Unicode knows (issue #18:
 /// `Disallow:\u{a0}/private` is read by Python's parser, the platform
 /// parser of spec 15.1, as `/private`).
 pub fn trim_unicode(mut s: &[u8]) -> &[u8] {
@@ -510,21 +510,20 @@ fn read_field<'a>(
         Some(i) => &line[..i],
         None => line,
     };
-    if variant.is_base() {
+    // The common shapes read the same without a line limit and with
+    // ASCII blanks; the base reading notes a value that Unicode's white
+    // space would trim further.
+    if !variant.unicode_space() && !variant.line_limit() {
         if let Some(d) = common(&content[start..]) {
             if let Directive::Disallow { value, .. }
             | Directive::Allow(value)
             | Directive::UserAgent(value)
             | Directive::CrawlDelay(value) = d
             {
-                if unicode_trims_more(value) {
+                if variant.is_base() && unicode_trims_more(value) {
                     *diverges |= Variant::UNICODE_SPACE;
                 }
             }
-            return (d, true);
-        }
-    } else if !variant.unicode_space() && !variant.line_limit() {
-        if let Some(d) = common(&content[start..]) {
             return (d, true);
         }
     }

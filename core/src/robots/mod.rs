@@ -1201,8 +1201,8 @@ fn scan_target(t: &[u8]) -> (bool, bool) {
             | z(eq(w, b'\''))
             | z(eq(w, b'`'))
             | z(eq(w, b'{'))
-            | z(eq(w | ONES * 2, b'>'))
-            | z(eq(w | ONES * 2, 0x7f)))
+            | z(eq(w | (ONES * 2), b'>'))
+            | z(eq(w | (ONES * 2), 0x7f)))
             & HIGH)
             | (w & HIGH)
     };

@@ -83,8 +83,10 @@ pub struct Policy {
     truncated: bool,
     /// The file in the other [`Variant`]s that read it otherwise, with
     /// the rules they select (see `robots::variant`); empty for nearly
-    /// every file. A path is allowed only if each allows it too.
-    variants: Box<[(Variant, Policy)]>,
+    /// every file. A path is allowed only if each allows it too. One
+    /// pointer: the gate keeps a `Policy` per origin.
+    #[allow(clippy::box_collection)]
+    variants: Option<Box<Vec<(Variant, Policy)>>>,
 }
 
 /// Which group(s) a [`Policy`] came from, in the spec's selection.
@@ -413,7 +415,7 @@ impl PolicyBuilder<'_> {
             selected,
             google_selected,
             truncated,
-            variants: Box::default(),
+            variants: None,
         }
     }
 }
@@ -504,7 +506,9 @@ impl Policy {
                 variants.push((variant, p));
             }
         }
-        self.variants = variants.into_boxed_slice();
+        if !variants.is_empty() {
+            self.variants = Some(Box::new(variants));
+        }
     }
 
     /// [`Policy::parse`] in one [`Variant`], and the options under which
@@ -534,7 +538,7 @@ impl Policy {
     /// The [`Variant`]s of the file that select other rules than its base
     /// reading (see `robots::variant`): empty for nearly every file.
     pub fn variants(&self) -> impl Iterator<Item = Variant> + '_ {
-        self.variants.iter().map(|(v, _)| *v)
+        self.variants.iter().flat_map(|v| v.iter()).map(|(v, _)| *v)
     }
 
     /// A policy with no rules: everything allowed (robots.txt answered 4xx).
@@ -551,7 +555,7 @@ impl Policy {
     /// [`Policy::check`] on raw octets.
     pub fn check_bytes(&self, path_and_query: &[u8]) -> Verdict<'_> {
         let v = decide::<_, POLICY_SCRATCH>(self, path_and_query);
-        if !v.allowed || self.variants.is_empty() {
+        if !v.allowed || self.variants.is_none() {
             return v;
         }
         self.check_variants(path_and_query).unwrap_or(v)
@@ -560,13 +564,16 @@ impl Policy {
     /// The first denial of `path_and_query` by another [`Variant`].
     #[inline(never)]
     fn check_variants(&self, path_and_query: &[u8]) -> Option<Verdict<'_>> {
-        self.variants.iter().find_map(|(variant, p)| {
-            let v = decide::<_, POLICY_SCRATCH>(p, path_and_query);
-            (!v.allowed).then_some(Verdict {
-                variant: *variant,
-                ..v
+        self.variants
+            .iter()
+            .flat_map(|v| v.iter())
+            .find_map(|(variant, p)| {
+                let v = decide::<_, POLICY_SCRATCH>(p, path_and_query);
+                (!v.allowed).then_some(Verdict {
+                    variant: *variant,
+                    ..v
+                })
             })
-        })
     }
 
     /// The selected groups' Crawl-delay (R2d): the largest of every group
