@@ -77,6 +77,39 @@ pub(crate) fn has_special(value: &[u8]) -> bool {
     })
 }
 
+/// Whether `s` holds an escape of `/` or `?` (`%2F`, `%3F`, either case),
+/// which the reading of issue #18 compares as the octet it names.
+pub fn has_reserved_escape(s: &[u8]) -> bool {
+    memchr::memchr_iter(b'%', s)
+        .any(|i| matches!(s.get(i + 1..i + 3), Some([b'2' | b'3', b'f' | b'F'])))
+}
+
+/// Feeds `s` to `out` with each `%2F` read as `/` and each `%3F` as `?`
+/// (either case): Python's `urllib.robotparser`, the platform parser of
+/// spec 15.1, unquotes a URL before it compares, so `/a%2Fb` is `/a/b` to
+/// it, and an under-block there is one here (issue #18).
+// `dyn`: every caller is a rare path, and one copy keeps the embedded
+// artefacts within their size budgets.
+pub fn decode_reserved(s: &[u8], out: &mut dyn FnMut(u8)) {
+    let mut i = 0;
+    while i < s.len() {
+        match (s[i], s.get(i + 1..i + 3)) {
+            (b'%', Some([b'2', b'f' | b'F'])) => {
+                out(b'/');
+                i += 3;
+            }
+            (b'%', Some([b'3', b'f' | b'F'])) => {
+                out(b'?');
+                i += 3;
+            }
+            (b, _) => {
+                out(b);
+                i += 1;
+            }
+        }
+    }
+}
+
 /// Whether `b` must be percent-encoded before comparison wherever it is.
 const fn must_encode(b: u8) -> bool {
     b >= 0x80 || b <= 0x20 || b == 0x7f

@@ -259,3 +259,32 @@ fn the_verdict_names_the_reading_of_the_text_that_denied() {
     assert_eq!(p.variants().count(), 0);
     assert!(p.check("/x").variant.is_base());
 }
+
+/// `%2F` and `%3F` read as `/` and `?` (Python's parser unquotes before it
+/// compares): `Disallow: /a/b` denies `/a%2Fb`, and `Disallow: /a%2Fb`
+/// denies `/a/b`.
+const RESERVED_ESCAPES: &[Row] = &[
+    (
+        "an escaped / in the target",
+        "User-agent: *\nDisallow: /a/b\n",
+        "/a%2Fb",
+        Some("/a%2Fc"),
+    ),
+    (
+        "an escaped / in the rule",
+        "User-agent: *\nDisallow: /a%2Fb\n",
+        "/a/b/c",
+        Some("/a/c"),
+    ),
+    (
+        "an escaped ? in the target, lower case",
+        "User-agent: *\nDisallow: /search?\n",
+        "/search%3fq=1",
+        Some("/searching"),
+    ),
+];
+
+#[test]
+fn escapes_of_slash_and_question_mark_name_them_in_one_reading() {
+    assert_rows(RESERVED_ESCAPES);
+}

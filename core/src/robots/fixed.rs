@@ -365,6 +365,11 @@ impl<'a, const RULES: usize, const BYTES: usize> SelectSink<'a> for Sink<'_, RUL
         self.0.named.drop_set(set);
     }
     fn rule(&mut self, sets: u8, rule: RawRule<'a>) {
+        // `%2F` or `%3F` in a rule: the RESERVED_ESCAPES reading would
+        // need a second rule set (see `Variant`).
+        if percent::has_reserved_escape(rule.value) {
+            self.0.diverged = true;
+        }
         if sets & NAMED != 0 {
             self.0.named.add(rule, sets & NAMED);
         }
@@ -414,6 +419,7 @@ impl<const RULES: usize, const BYTES: usize> FixedPolicy<RULES, BYTES> {
         for set in [&mut self.named, &mut self.global] {
             set.clear();
         }
+        self.diverged = false;
         let limited = limit(body);
         let mut selection = Selection::new(token.as_bytes(), Variant::BASE);
         let (spec_set, google_set, lexed) = {
@@ -428,7 +434,7 @@ impl<const RULES: usize, const BYTES: usize> FixedPolicy<RULES, BYTES> {
         self.google_set = google_set;
         // No room for a second set of rules: a file another reading of
         // whose text may select otherwise is over-blocked, and says so.
-        self.diverged = (lexed | selection.diverges) != 0;
+        self.diverged |= (lexed | selection.diverges) != 0;
     }
 
     fn chosen(&self) -> Chosen<'_, RULES, BYTES> {
@@ -493,7 +499,41 @@ impl<const RULES: usize, const BYTES: usize> FixedPolicy<RULES, BYTES> {
             };
         }
         let mut v = decide::<_, FIXED_SCRATCH>(self.chosen(), path_and_query);
+        if v.allowed && percent::has_reserved_escape(path_and_query) {
+            v = self.check_reserved(path_and_query);
+        }
         v.overflow = !v.allowed && self.flags(|s| s.lossy);
         v
+    }
+
+    /// The target with `%2F` and `%3F` read as `/` and `?` (the
+    /// RESERVED_ESCAPES reading of `Variant`), decoded on the stack; one
+    /// too long for it is denied, as an overflow.
+    fn check_reserved(&self, path_and_query: &[u8]) -> Verdict<'_> {
+        let mut buf = [0u8; FIXED_SCRATCH];
+        let mut n = 0;
+        let mut fits = true;
+        percent::decode_reserved(path_and_query, &mut |b| match buf.get_mut(n) {
+            Some(o) => {
+                *o = b;
+                n += 1;
+            }
+            None => fits = false,
+        });
+        let reserved = Variant::BASE.with(Variant::RESERVED_ESCAPES);
+        if !fits {
+            return Verdict {
+                allowed: false,
+                rule: None,
+                reading: super::Reading::Spec,
+                overflow: true,
+                variant: reserved,
+            };
+        }
+        let v = decide::<_, FIXED_SCRATCH>(self.chosen(), &buf[..n]);
+        Verdict {
+            variant: if v.allowed { Variant::BASE } else { reserved },
+            ..v
+        }
     }
 }

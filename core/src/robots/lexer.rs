@@ -276,6 +276,7 @@ fn may_start_space(b: u8) -> bool {
 
 /// Octets of the white space character (Unicode `White_Space`, and
 /// 0x1C-0x1F) at the start of `s`; 0 when none.
+#[inline(never)]
 pub(crate) fn uni_space_len(s: &[u8]) -> usize {
     match s {
         [b' ' | b'\t' | 0x0b | 0x0c | 0x1c..=0x1f, ..] => 1,
@@ -312,6 +313,8 @@ fn uni_space_run(s: &[u8]) -> usize {
 /// `trim` of every white space character Unicode knows (issue #18:
 /// `Disallow:\u{a0}/private` is read by Python's parser, the platform
 /// parser of spec 15.1, as `/private`).
+// Out of line: called from the line loop of every model (rarely).
+#[inline(never)]
 pub fn trim_unicode(mut s: &[u8]) -> &[u8] {
     s = &s[uni_space_run(s)..];
     loop {

@@ -482,7 +482,12 @@ impl Policy {
     /// in every reading. Never fails; bodies over 500 KiB are cut (section
     /// 9.1.1).
     pub fn parse(body: &[u8], token: &str) -> Policy {
-        let (mut policy, diverges) = Policy::parse_in(body, token, Variant::BASE);
+        let (mut policy, mut diverges) = Policy::parse_in(body, token, Variant::BASE);
+        // The kept values (and their forms) lie in the arena: one search
+        // for a `%` tells nearly every file that none names `/` or `?`.
+        if percent::has_reserved_escape(&policy.arena) {
+            diverges |= Variant::RESERVED_ESCAPES;
+        }
         if diverges != 0 {
             policy.add_variants(body, token, diverges);
         }
@@ -515,6 +520,16 @@ impl Policy {
     /// some line of the file may be read otherwise (only the base reading
     /// looks).
     fn parse_in(body: &[u8], token: &str, variant: Variant) -> (Policy, u8) {
+        if variant.reserved_escapes() {
+            let mut decoded = Vec::with_capacity(body.len());
+            percent::decode_reserved(body, &mut |b| decoded.push(b));
+            return Policy::parse_plain(&decoded, token, variant);
+        }
+        Policy::parse_plain(body, token, variant)
+    }
+
+    /// [`Policy::parse_in`] of a text already decoded as `variant` reads it.
+    fn parse_plain(body: &[u8], token: &str, variant: Variant) -> (Policy, u8) {
         let Limited {
             head,
             tail,
@@ -555,25 +570,52 @@ impl Policy {
     /// [`Policy::check`] on raw octets.
     pub fn check_bytes(&self, path_and_query: &[u8]) -> Verdict<'_> {
         let v = decide::<_, POLICY_SCRATCH>(self, path_and_query);
-        if !v.allowed || self.variants.is_none() {
+        if !v.allowed || (self.variants.is_none() && memchr::memchr(b'%', path_and_query).is_none())
+        {
             return v;
         }
         self.check_variants(path_and_query).unwrap_or(v)
     }
 
-    /// The first denial of `path_and_query` by another [`Variant`].
+    /// The first denial of `path_and_query` in another [`Variant`]: by each
+    /// kept variant of the file, and, when the target escapes `/` or `?`,
+    /// of the target read as Python's parser reads it.
     #[inline(never)]
     fn check_variants(&self, path_and_query: &[u8]) -> Option<Verdict<'_>> {
-        self.variants
+        let mut decoded = Vec::new();
+        if percent::has_reserved_escape(path_and_query) {
+            percent::decode_reserved(path_and_query, &mut |b| decoded.push(b));
+        }
+        let base = [(Variant::BASE, self)];
+        let kept = self
+            .variants
             .iter()
             .flat_map(|v| v.iter())
-            .find_map(|(variant, p)| {
-                let v = decide::<_, POLICY_SCRATCH>(p, path_and_query);
-                (!v.allowed).then_some(Verdict {
-                    variant: *variant,
-                    ..v
-                })
-            })
+            .map(|(v, p)| (*v, p));
+        for (variant, p) in base.into_iter().chain(kept) {
+            // A variant that reads `%2F` as `/` reads the target so too;
+            // the others read it as sent, and as decoded when it escapes.
+            for (reserved, target) in [(false, path_and_query), (true, &decoded[..])] {
+                let skip = if reserved {
+                    decoded.is_empty()
+                } else {
+                    variant.is_base() || (variant.reserved_escapes() && !decoded.is_empty())
+                };
+                if skip {
+                    continue;
+                }
+                let v = decide::<_, POLICY_SCRATCH>(p, target);
+                if !v.allowed {
+                    let variant = if reserved {
+                        variant.with(Variant::RESERVED_ESCAPES)
+                    } else {
+                        variant
+                    };
+                    return Some(Verdict { variant, ..v });
+                }
+            }
+        }
+        None
     }
 
     /// The selected groups' Crawl-delay (R2d): the largest of every group

@@ -6,7 +6,9 @@
 //! the "surrounding whitespace" 9.1.2 trims, whether a `User-agent` value
 //! is the whole value (9.1.3 read literally: "U = T or U is a prefix of
 //! T") or its product token, and whether Google's 16,663-octet line limit
-//! applies. Each option is a faithful reading, so a path is allowed only
+//! applies, and whether `%2F` and `%3F` name `/` and `?` (as Python's
+//! parser, the platform parser of spec 15.1, reads them; RFC 9309 and
+//! RFC 3986 keep them apart). Each option is a faithful reading, so a path is allowed only
 //! if the file read in each combination of the options allows it.
 //!
 //! Nearly every file reads the same in all of them: the base reading
@@ -35,8 +37,11 @@ impl Variant {
     pub const WHOLE_AGENT: u8 = 2;
     /// Lines are cut at 16,663 octets, as Google's parser cuts them.
     pub const LINE_LIMIT: u8 = 4;
+    /// `%2F` and `%3F` are read as `/` and `?`, in rules and in the target
+    /// (Python's parser unquotes before it compares).
+    pub const RESERVED_ESCAPES: u8 = 8;
     /// Every option.
-    pub const ALL: u8 = 7;
+    pub const ALL: u8 = 15;
 
     /// This combination with the options `bits` added.
     pub const fn with(self, bits: u8) -> Variant {
@@ -73,6 +78,11 @@ impl Variant {
         self.0 & Variant::LINE_LIMIT != 0
     }
 
+    /// See [`Variant::RESERVED_ESCAPES`].
+    pub const fn reserved_escapes(self) -> bool {
+        self.0 & Variant::RESERVED_ESCAPES != 0
+    }
+
     /// A stable key for machine-readable output: the options joined by
     /// `+`, empty for the base reading.
     pub fn keys(self) -> impl Iterator<Item = &'static str> {
@@ -80,6 +90,7 @@ impl Variant {
             (Variant::UNICODE_SPACE, "unicode-space"),
             (Variant::WHOLE_AGENT, "whole-agent"),
             (Variant::LINE_LIMIT, "line-limit"),
+            (Variant::RESERVED_ESCAPES, "reserved-escapes"),
         ]
         .into_iter()
         .filter(move |(b, _)| self.0 & b != 0)
@@ -94,6 +105,7 @@ impl fmt::Display for Variant {
             (Variant::UNICODE_SPACE, "Unicode spaces trimmed"),
             (Variant::WHOLE_AGENT, "User-agent values read whole"),
             (Variant::LINE_LIMIT, "lines cut at 16,663 octets"),
+            (Variant::RESERVED_ESCAPES, "%2F and %3F read as / and ?"),
         ] {
             if self.0 & bit != 0 {
                 write!(f, "{sep}{words}")?;
