@@ -497,14 +497,20 @@ impl Policy {
     /// The file in every combination of the options `diverges` that gives
     /// other rules than the base reading did (see `robots::variant`).
     #[inline(never)]
-    fn add_variants(&mut self, body: &[u8], token: &str, diverges: u8) {
+    fn add_variants(&mut self, body: &[u8], token: &str, mut diverges: u8) {
         let mut variants: Vec<(Variant, Policy)> = Vec::new();
+        // In increasing order, so that a variant that selects rules
+        // escaping `/` or `?` (the base selected none) is read with
+        // RESERVED_ESCAPES too, whose bit comes last.
         for bits in 1..=Variant::ALL {
             if bits & !diverges != 0 {
                 continue;
             }
             let variant = Variant::of(bits);
             let (p, _) = Policy::parse_in(body, token, variant);
+            if !variant.reserved_escapes() && percent::has_reserved_escape(&p.arena) {
+                diverges |= Variant::RESERVED_ESCAPES;
+            }
             let same = |q: &Policy| q.arena == p.arena && q.rules == p.rules;
             self.crawl_delay = self.crawl_delay.max(p.crawl_delay);
             if !same(self) && !variants.iter().any(|(_, q)| same(q)) {
