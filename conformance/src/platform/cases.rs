@@ -119,16 +119,23 @@ pub const TARGETS_PER_FILE: usize = 24;
 
 /// The Allow and Disallow values of `body` as written, read loosely (any
 /// line break, Unicode whitespace trimmed, field name case-insensitive):
-/// only to aim targets, never to judge.
-pub fn rule_values(body: &str) -> Vec<&str> {
+/// only to aim targets, never to judge. Each comes with whether its line
+/// is odd: non-ASCII or control characters, octets a URL escapes, escapes
+/// of its own, or a length past 1,000 octets; the shapes readers differ on.
+pub fn rule_values(body: &str) -> Vec<(&str, bool)> {
     body.split(['\n', '\r'])
         .filter_map(|line| {
-            let line = line.split('#').next().unwrap_or("");
-            let (name, value) = line.split_once(':')?;
+            let code = line.split('#').next().unwrap_or("");
+            let (name, value) = code.split_once(':')?;
             let name = name.trim().to_ascii_lowercase();
-            (name == "allow" || name == "disallow").then(|| value.trim())
+            let odd = line.len() > 1_000
+                || code
+                    .chars()
+                    .any(|c| !c.is_ascii() || (c.is_ascii_control() && c != '\t'))
+                || value.trim().contains(|c| "{}\"<>`'|^% \\".contains(c));
+            (name == "allow" || name == "disallow").then(|| (value.trim(), odd))
         })
-        .filter(|v| !v.is_empty())
+        .filter(|(v, _)| !v.is_empty())
         .collect()
 }
 
@@ -231,14 +238,24 @@ fn toggle(t: &str, rng: &mut Rng) -> String {
     format!("{}{esc}{}", &t[..i], &t[i + raw.len_utf8()..])
 }
 
-/// Up to `n` distinct sent URLs for `body`, aimed at its rules.
+/// Up to `n` distinct sent URLs for `body`, aimed at its rules: first one
+/// for each odd rule line (see [`rule_values`]; at most `n` / 2), then
+/// any rule's.
 pub fn urls_for(body: &str, n: usize, rng: &mut Rng) -> Vec<String> {
-    let values = rule_values(body);
+    let found = rule_values(body);
+    let values: Vec<&str> = found.iter().map(|(v, _)| *v).collect();
+    let mut odd = found
+        .iter()
+        .filter(|(_, o)| *o)
+        .map(|(v, _)| *v)
+        .take(n / 2);
     let mut out: Vec<String> = Vec::new();
     let mut tries = 0;
     while out.len() < n && tries < n * 4 {
         tries += 1;
-        let t = if values.is_empty() || rng.chance(8) {
+        let t = if let Some(v) = odd.next() {
+            target_from(v, rng)
+        } else if values.is_empty() || rng.chance(8) {
             rng.pick(&["/", "/private", "/index.html", "/a?b=c", "/%7Euser/"])
                 .to_string()
         } else {

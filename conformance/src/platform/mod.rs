@@ -29,6 +29,7 @@
 //! reason.
 
 pub mod cases;
+pub mod diagnose;
 
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -36,6 +37,7 @@ use std::fmt::Write as _;
 use wr_core::robots::Policy;
 
 pub use cases::{Input, ORIGIN};
+pub use diagnose::UnderBlock;
 
 /// The product token every case is asked for.
 pub const TOKEN: &str = crate::robots_cases::TOKEN;
@@ -271,160 +273,6 @@ impl Departure {
 /// its reason. Empty: every departure seen so far has a rule.
 pub const EXACT: &[(&str, &str, &str)] = &[];
 
-// ---- under-blocks ---------------------------------------------------------
-
-/// The shape of an under-block (a URL Python denies as the spec reads it,
-/// production allows): the classes of issue #18 and what else turns up.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum UnderBlock {
-    /// A line longer than production's line limit (16,663 octets).
-    LongLine,
-    /// Unicode whitespace (NBSP, EN SPACE, U+3000, VT, FF...) in the
-    /// deciding rule's line or the selecting User-agent line.
-    UnicodeWhitespace,
-    /// An empty User-agent value: 9.1.3 read literally ("U is a prefix of
-    /// T") makes it match every token, and Python applies it.
-    EmptyAgent,
-    /// A User-agent value `* x`, which production reads as `*`.
-    StarAgent,
-    /// A User-agent value such as `Walsh-Research/1.2` or `Walsh-Research
-    /// 1.2`, which production cuts at `/` or whitespace.
-    AgentCut,
-    /// An octet a sent URL never carries raw (`{` `}` `"` `<` `>` `` ` ``,
-    /// `'` in a query...) in the deciding rule.
-    TemplateOctets,
-    /// A reserved octet escaped on one side and raw on the other (`%2F`
-    /// against `/`, `%3F` against `?`, `%3D` against `=`...).
-    ReservedEscape,
-    /// None of the above.
-    Other,
-}
-
-impl UnderBlock {
-    /// A short name for reports.
-    pub fn name(self) -> &'static str {
-        match self {
-            UnderBlock::LongLine => "long line (padding)",
-            UnderBlock::UnicodeWhitespace => "Unicode whitespace",
-            UnderBlock::EmptyAgent => "empty User-agent",
-            UnderBlock::StarAgent => "`* x` User-agent",
-            UnderBlock::AgentCut => "User-agent cut at `/` or space",
-            UnderBlock::TemplateOctets => "template octets in a rule",
-            UnderBlock::ReservedEscape => "reserved escape vs octet",
-            UnderBlock::Other => "other",
-        }
-    }
-}
-
-/// Production's line limit, past which issue #18 saw directives lost.
-const LINE_LIMIT: usize = 16_663;
-
-/// The reserved octets of RFC 3986 (gen-delims and sub-delims).
-const RESERVED: &[u8] = b":/?#[]@!$&'()*+,;=";
-
-/// The value of a `field: value` line (comment cut, whitespace trimmed),
-/// and the field name lowercased.
-fn field_value(line: &str) -> Option<(String, &str)> {
-    let line = line.split('#').next().unwrap_or("");
-    let (name, value) = line.split_once(':')?;
-    Some((name.trim().to_lowercase(), value.trim()))
-}
-
-/// Whether `b` is never left raw by the WHATWG serialiser in a path
-/// (`in_query` false) or a query of an `https` URL.
-fn never_raw(b: u8, in_query: bool) -> bool {
-    use std::sync::OnceLock;
-    static SETS: OnceLock<[[bool; 128]; 2]> = OnceLock::new();
-    let sets = SETS.get_or_init(|| {
-        let mut sets = [[false; 128]; 2];
-        for c in 0x20u8..0x7f {
-            let ch = c as char;
-            // `#` `%` `?` `/` `\` are delimiters or escapes, not octets the
-            // serialiser re-encodes.
-            if "#%?/\\".contains(ch) {
-                continue;
-            }
-            let kept = |u: &str, want: &str, query: bool| {
-                url::Url::parse(u).is_ok_and(|u| {
-                    if query {
-                        u.query() == Some(want)
-                    } else {
-                        u.path() == want
-                    }
-                })
-            };
-            sets[0][usize::from(c)] =
-                !kept(&format!("{ORIGIN}/a{ch}b"), &format!("/a{ch}b"), false);
-            sets[1][usize::from(c)] = !kept(&format!("{ORIGIN}/?x{ch}y"), &format!("x{ch}y"), true);
-        }
-        sets
-    });
-    b < 0x80 && sets[usize::from(in_query)][usize::from(b)]
-}
-
-/// Whether `s` escapes a reserved octet (`%2F`, `%3f`...).
-fn has_reserved_escape(s: &str) -> bool {
-    let b = s.as_bytes();
-    b.windows(3).any(|w| {
-        w[0] == b'%'
-            && std::str::from_utf8(&w[1..])
-                .ok()
-                .and_then(|h| u8::from_str_radix(h, 16).ok())
-                .is_some_and(|o| RESERVED.contains(&o))
-    })
-}
-
-fn token_prefix(u: &str) -> bool {
-    !u.is_empty() && "walsh-research".starts_with(u)
-}
-
-/// The class of an under-block of `case` on `body`.
-pub fn under_block_class(body: &str, case: &PyCase) -> UnderBlock {
-    let rule = case.spec_text.as_deref().unwrap_or("");
-    let agent = case.spec_agent_text.as_deref().unwrap_or("");
-    let lines: Vec<&str> = body.split(['\n', '\r']).collect();
-    if lines.iter().any(|l| l.len() > LINE_LIMIT) {
-        return UnderBlock::LongLine;
-    }
-    let odd_space = |l: &str| {
-        l.chars()
-            .any(|c| c.is_whitespace() && c != ' ' && c != '\t')
-    };
-    if odd_space(rule) || odd_space(agent) {
-        return UnderBlock::UnicodeWhitespace;
-    }
-    if field_value(agent).is_some_and(|(_, v)| v.is_empty()) {
-        return UnderBlock::EmptyAgent;
-    }
-    let agents: Vec<String> = lines
-        .iter()
-        .filter_map(|l| field_value(l))
-        .filter(|(n, _)| n == "user-agent")
-        .map(|(_, v)| v.to_lowercase())
-        .collect();
-    if agents.iter().any(|a| a.starts_with('*') && a.len() > 1) {
-        return UnderBlock::StarAgent;
-    }
-    if agents.iter().any(|a| {
-        !token_prefix(a)
-            && a.split(|c: char| c == '/' || c.is_whitespace())
-                .next()
-                .is_some_and(token_prefix)
-    }) {
-        return UnderBlock::AgentCut;
-    }
-    let value = field_value(rule).map(|(_, v)| v).unwrap_or("");
-    let q = value.find('?').unwrap_or(value.len());
-    if value.bytes().enumerate().any(|(i, b)| never_raw(b, i > q)) {
-        return UnderBlock::TemplateOctets;
-    }
-    let target = case.url.strip_prefix(ORIGIN).unwrap_or(&case.url);
-    if has_reserved_escape(target) || has_reserved_escape(value) {
-        return UnderBlock::ReservedEscape;
-    }
-    UnderBlock::Other
-}
-
 // ---- the differential --------------------------------------------------------
 
 /// Production's verdicts on `urls` for `body`: the path `wr-feeds` takes
@@ -474,7 +322,7 @@ pub fn classify(id: &str, body: &str, case: &PyCase, we_allow: bool) -> Outcome 
             .unwrap_or(Departure::Combined);
         return Outcome::Departure(d);
     }
-    Outcome::UnderBlock(under_block_class(body, case))
+    Outcome::UnderBlock(diagnose::under_block(body, &case.url))
 }
 
 /// An under-block: what a failure names.
