@@ -17,7 +17,7 @@ use wr_conformance::platform::{cases, Input};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let result: std::io::Result<(Vec<Input>, Vec<(String, String)>)> = match args.as_slice() {
+    let result: std::io::Result<(Vec<Input>, cases::LeftOut)> = match args.as_slice() {
         [] => {
             let slice =
                 PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../benches/data/robots-slice");

@@ -270,6 +270,9 @@ pub fn urls_for(body: &str, n: usize, rng: &mut Rng) -> Vec<String> {
     out
 }
 
+/// Files that cannot be asked about, each with the reason.
+pub type LeftOut = Vec<(String, String)>;
+
 /// The input for one real file; `Err` says why it is left out.
 pub fn real_file(id: &str, family: &str, bytes: &[u8]) -> Result<Input, String> {
     let body = body_text(bytes)?;
@@ -285,10 +288,7 @@ pub fn real_file(id: &str, family: &str, bytes: &[u8]) -> Result<Input, String> 
 
 /// The inputs for every file of `dir` (sorted by name, `README.md` left
 /// out), with the files left out and why.
-pub fn real_dir(
-    dir: &std::path::Path,
-    family: &str,
-) -> std::io::Result<(Vec<Input>, Vec<(String, String)>)> {
+pub fn real_dir(dir: &std::path::Path, family: &str) -> std::io::Result<(Vec<Input>, LeftOut)> {
     let mut names: Vec<_> = std::fs::read_dir(dir)?
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.is_file() && p.file_name().is_some_and(|n| n != "README.md"))

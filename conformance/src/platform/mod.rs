@@ -117,9 +117,7 @@ pub struct Answered {
 /// The questions: the generator families, then the in-repository slice of
 /// the corpus when `slice` (its folder) is given. Files that cannot be
 /// asked about are returned with the reason.
-pub fn cases(
-    slice: Option<&std::path::Path>,
-) -> std::io::Result<(Vec<Input>, Vec<(String, String)>)> {
+pub fn cases(slice: Option<&std::path::Path>) -> std::io::Result<(Vec<Input>, cases::LeftOut)> {
     let mut inputs = cases::generated();
     let mut skipped = Vec::new();
     if let Some(dir) = slice {
@@ -305,9 +303,13 @@ pub enum Outcome {
     UnderBlock(UnderBlock),
 }
 
-/// The outcome of `case` (of body `id`, `body`) when production answers
-/// `we_allow`.
-pub fn classify(id: &str, body: &str, case: &PyCase, we_allow: bool) -> Outcome {
+/// A judge in production's place: a body and URLs, one "allowed" per URL.
+pub type Judge<'a> = &'a dyn Fn(&str, &[String]) -> Vec<bool>;
+
+/// The outcome of `case` (of body `id`, `body`) when `judge` (production,
+/// in [`run`]) answers `we_allow`; an under-block's class is found by
+/// asking `judge` again (see [`diagnose`]).
+pub fn classify(id: &str, body: &str, case: &PyCase, we_allow: bool, judge: Judge<'_>) -> Outcome {
     if case.allowed || !we_allow {
         return Outcome::Agree;
     }
@@ -322,7 +324,8 @@ pub fn classify(id: &str, body: &str, case: &PyCase, we_allow: bool) -> Outcome 
             .unwrap_or(Departure::Combined);
         return Outcome::Departure(d);
     }
-    Outcome::UnderBlock(diagnose::under_block(body, &case.url))
+    let denies = |b: &str, u: &str| !judge(b, &[u.to_string()])[0];
+    Outcome::UnderBlock(diagnose::under_block_by(body, &case.url, &denies))
 }
 
 /// An under-block: what a failure names.
@@ -387,8 +390,14 @@ pub struct Report {
     pub failures: Vec<Failure>,
 }
 
-/// Runs production against Python's answers in `answered`.
+/// Runs production against Python's answers in `answered`: what `wr-feeds
+/// attest` asks for R2c.
 pub fn run(answered: &[Answered]) -> Report {
+    run_with(answered, &production)
+}
+
+/// [`run`] with `judge` in production's place.
+pub fn run_with(answered: &[Answered], judge: Judge<'_>) -> Report {
     let mut r = Report::default();
     for a in answered {
         r.bodies += 1;
@@ -397,12 +406,12 @@ pub fn run(answered: &[Answered]) -> Report {
             continue;
         }
         let urls: Vec<String> = a.cases.iter().map(|c| c.url.clone()).collect();
-        let ours = production(&a.body, &urls);
+        let ours = judge(&a.body, &urls);
         for (case, we_allow) in a.cases.iter().zip(ours) {
             r.cases += 1;
             r.python_denies += usize::from(!case.allowed);
             r.we_deny += usize::from(!we_allow);
-            match classify(&a.id, &a.body, case, we_allow) {
+            match classify(&a.id, &a.body, case, we_allow, judge) {
                 Outcome::Agree => {}
                 Outcome::Departure(d) => {
                     r.departures
@@ -482,5 +491,60 @@ impl Report {
             }
         }
         s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn production_judges_the_url_in_the_form_the_bot_sends() {
+        let body = "User-agent: *\nDisallow: /a%7Bb\nDisallow: /c/d\n";
+        let urls = [
+            "https://example.com/a{b".to_string(),
+            "https://example.com/x/../c/d#f".to_string(),
+            "https://example.com/ok".to_string(),
+        ];
+        assert_eq!(production(body, &urls), [false, false, true]);
+    }
+
+    #[test]
+    fn the_oracle_and_this_crate_know_the_same_departures() {
+        let (header, _) = committed().unwrap();
+        let ours: Vec<&str> = Departure::ALL
+            .iter()
+            .filter(|d| !matches!(d, Departure::Combined | Departure::Listed))
+            .map(|d| d.name())
+            .collect();
+        assert_eq!(header.departures, ours);
+    }
+
+    #[test]
+    fn a_judge_that_allows_everything_fails_on_every_denial_the_spec_keeps() {
+        // Small bodies only: every failure is diagnosed, repairs and all.
+        let (_, mut answered) = committed().unwrap();
+        answered.retain(|a| a.body.len() < 2_000);
+        let allow_all = |_: &str, urls: &[String]| vec![true; urls.len()];
+        let r = run_with(&answered, &allow_all);
+        let spec_denials = answered
+            .iter()
+            .flat_map(|a| &a.cases)
+            .filter(|c| c.spec_like == Some(false))
+            .count();
+        assert!(spec_denials > 3_000, "{spec_denials}");
+        assert_eq!(r.failures.len(), spec_denials);
+        assert_eq!(r.we_deny, 0);
+        let departed: usize = r.departures.values().map(|(n, _, _)| n).sum();
+        assert_eq!(departed + spec_denials, r.python_denies);
+    }
+
+    #[test]
+    fn a_judge_that_denies_everything_never_fails() {
+        let (_, answered) = committed().unwrap();
+        let deny_all = |_: &str, urls: &[String]| vec![false; urls.len()];
+        let r = run_with(&answered, &deny_all);
+        assert!(r.failures.is_empty() && r.departures.is_empty());
+        assert_eq!(r.we_deny, r.cases);
     }
 }
