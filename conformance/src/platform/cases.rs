@@ -12,8 +12,8 @@
 //! questions, so the platform parser's answers can be committed.
 //!
 //! A URL is asked in the form the bot sends it: `url::Url::parse` (WHATWG)
-//! and its serialisation, fragment dropped, as `wr-feeds` judges and
-//! requests it. A rule written with `{` or `"` therefore meets the escaped
+//! and its serialisation, fragment dropped (`wr_feeds::pipeline::resolved`),
+//! as `wr-feeds` judges and requests it. A rule written with `{` or `"` therefore meets the escaped
 //! octet, as it does on the wire.
 
 use serde::{Deserialize, Serialize};
@@ -38,13 +38,12 @@ pub struct Input {
     pub urls: Vec<String>,
 }
 
-/// The sent form of `url`: parsed by the WHATWG parser and serialised,
-/// without the fragment; what `wr-feeds` judges and requests (see
-/// `feeds/src/pipeline.rs`, `resolved`). `None` if the parser refuses it.
+/// The sent form of `url` (`wr_feeds::pipeline::resolved`), or `None` if
+/// the WHATWG parser refuses it: a question is only asked about a URL the
+/// bot could send.
 pub fn sent(url: &str) -> Option<String> {
-    let mut u = url::Url::parse(url).ok()?;
-    u.set_fragment(None);
-    Some(u.to_string())
+    url::Url::parse(url).ok()?;
+    Some(wr_feeds::pipeline::resolved(url))
 }
 
 /// A body as the platform parser gets it: UTF-8 text (Python's

@@ -274,16 +274,15 @@ pub const EXACT: &[(&str, &str, &str)] = &[];
 // ---- the differential --------------------------------------------------------
 
 /// Production's verdicts on `urls` for `body`: the path `wr-feeds` takes
-/// (`Policy::parse` with the product token, the URL in its sent form split
-/// by `wr_core::url::Url`, `Policy::check` on its path and query). A URL
+/// (`Policy::parse` with the product token; the URL in the form the bot
+/// sends, `wr_feeds::pipeline::resolved`, split by `wr_core::url::Url`;
+/// `Policy::check` on its path and query, as `Gate::check` does). A URL
 /// production could not parse is never fetched: `false`.
 pub fn production(body: &str, urls: &[String]) -> Vec<bool> {
     let policy = Policy::parse(body.as_bytes(), TOKEN);
     urls.iter()
         .map(|u| {
-            let Some(sent) = cases::sent(u) else {
-                return false;
-            };
+            let sent = wr_feeds::pipeline::resolved(u);
             match wr_core::url::Url::parse(&sent) {
                 Ok(p) => policy.check(p.path_and_query).allowed,
                 Err(_) => false,
