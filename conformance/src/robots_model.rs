@@ -66,8 +66,11 @@ pub const MAX_BODY: usize = 500 * 1024;
 ///   ASCII blanks; a product token ends at any of them too;
 /// - `whole_agent`: "For each User-agent value U (lowercased)" (9.1.3) read
 ///   literally: U is the whole value, not its product token;
-/// - `reserved_escapes`: `%2F` and `%3F` name `/` and `?`, in the file and
-///   in the target (Python's parser unquotes before it compares).
+/// - `reserved_escapes`: an escape of a printable ASCII octet other than
+///   `%` (`%2F`, `%3F`, `%3D`...) names that octet, in the file and in the
+///   target (Python's parser unquotes before it compares);
+/// - `empty_agent`: an empty User-agent value is a name, and "U is a
+///   prefix of T" holds for it (the shortest match there is).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Options {
     /// See the type's docs.
@@ -76,15 +79,18 @@ pub struct Options {
     pub whole_agent: bool,
     /// See the type's docs.
     pub reserved_escapes: bool,
+    /// See the type's docs.
+    pub empty_agent: bool,
 }
 
 impl Options {
     /// Every combination, the default one first.
     pub fn all() -> impl Iterator<Item = Options> {
-        (0..8u8).map(|b| Options {
+        (0..16u8).map(|b| Options {
             unicode_space: b & 1 != 0,
             whole_agent: b & 2 != 0,
             reserved_escapes: b & 4 != 0,
+            empty_agent: b & 8 != 0,
         })
     }
 }
@@ -404,7 +410,19 @@ pub enum Selection {
 }
 
 /// The length of the longest name in `group` that matches `t`, if any.
-fn named_match(group: &Group, t: &[u8]) -> Option<usize> {
+fn named_match(group: &Group, t: &[u8], options: Options) -> Option<usize> {
+    if options.empty_agent && group.agents.iter().any(|u| u.is_empty()) {
+        // The empty name is a prefix of every token, the shortest one.
+        let longer = named_match(
+            group,
+            t,
+            Options {
+                empty_agent: false,
+                ..options
+            },
+        );
+        return Some(longer.unwrap_or(0));
+    }
     group
         .agents
         .iter()
@@ -424,12 +442,15 @@ fn is_wildcard(group: &Group) -> bool {
 }
 
 /// The groups that apply to `token`, merged, and which kind they are.
-fn select<'g>(groups: &'g [Group], token: &str) -> (Selection, Vec<&'g Group>) {
+fn select<'g>(groups: &'g [Group], token: &str, options: Options) -> (Selection, Vec<&'g Group>) {
     // 'Let T = "walsh-research" (lowercased token).'
     let t = token.as_bytes().to_ascii_lowercase();
     // "The non-* group whose matching U is longest wins." A group that lists
     // a matching name next to `*` is a named group for this purpose.
-    let longest = groups.iter().filter_map(|g| named_match(g, &t)).max();
+    let longest = groups
+        .iter()
+        .filter_map(|g| named_match(g, &t, options))
+        .max();
     if let Some(longest) = longest {
         // "Records with the same User-agent value merge": every group whose
         // longest matching name is that longest one is selected. (All
@@ -437,7 +458,7 @@ fn select<'g>(groups: &'g [Group], token: &str) -> (Selection, Vec<&'g Group>) {
         // name.)
         let chosen: Vec<&Group> = groups
             .iter()
-            .filter(|g| named_match(g, &t) == Some(longest))
+            .filter(|g| named_match(g, &t, options) == Some(longest))
             .collect();
         return (Selection::Named(t[..longest].to_vec()), chosen);
     }
@@ -543,23 +564,29 @@ fn never_sent_raw(b: u8, query: bool) -> bool {
     }
 }
 
-/// `octets` with `%2F` read as `/` and `%3F` as `?`, either case (the
-/// `reserved_escapes` reading, see [`Options`]).
+/// `octets` with each escape of a printable ASCII octet other than `%`
+/// read as the octet, either case (the `reserved_escapes` reading, see
+/// [`Options`]).
 fn decode_slash_and_question(octets: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(octets.len());
     let mut i = 0;
     while i < octets.len() {
-        let escape = octets.get(i..i + 3).map(|e| e.to_ascii_uppercase());
-        match escape.as_deref() {
-            Some(b"%2F") => {
-                out.push(b'/');
+        let named = match octets.get(i..i + 3) {
+            Some([b'%', h, l]) => hex_value(*h)
+                .zip(hex_value(*l))
+                .map(|(h, l)| h << 4 | l)
+                // Printable ASCII, but not `%` itself, nor an unreserved
+                // octet: `normalize` decodes those in every reading, once
+                // (decoding them here too would decode `%%37E` twice).
+                .filter(|&o| (0x21..=0x7E).contains(&o) && o != b'%' && !is_unreserved(o)),
+            _ => None,
+        };
+        match named {
+            Some(o) => {
+                out.push(o);
                 i += 3;
             }
-            Some(b"%3F") => {
-                out.push(b'?');
-                i += 3;
-            }
-            _ => {
+            None => {
                 out.push(octets[i]);
                 i += 1;
             }
@@ -758,7 +785,7 @@ impl Model {
         };
         let lines = lines_with(body, options);
         let groups = groups(&lines, options);
-        let (selection, chosen) = select(&groups, token);
+        let (selection, chosen) = select(&groups, token, options);
         // "Only the selected group's rules are consulted." Merged groups
         // contribute their rules in file order.
         let mut chosen_lines: Vec<&ModelLine> = chosen.iter().flat_map(|g| &g.rules).collect();

@@ -77,36 +77,53 @@ pub(crate) fn has_special(value: &[u8]) -> bool {
     })
 }
 
-/// Whether `s` holds an escape of `/` or `?` (`%2F`, `%3F`, either case),
-/// which the reading of issue #18 compares as the octet it names.
-pub fn has_reserved_escape(s: &[u8]) -> bool {
-    memchr::memchr_iter(b'%', s)
-        .any(|i| matches!(s.get(i + 1..i + 3), Some([b'2' | b'3', b'f' | b'F'])))
+/// Whether `%hl` escapes a printable ASCII octet other than `%` that the
+/// canonical form keeps escaped (an unreserved one it decodes already):
+/// an escape the reading of issue #18 compares as its octet.
+#[inline]
+fn escapes_printable(h: u8, l: u8) -> bool {
+    match (hex_val(h), hex_val(l)) {
+        (Some(h), Some(l)) => {
+            let o = h << 4 | l;
+            (0x21..=0x7e).contains(&o) && o != b'%' && !is_unreserved(o)
+        }
+        _ => false,
+    }
 }
 
-/// Feeds `s` to `out` with each `%2F` read as `/` and each `%3F` as `?`
-/// (either case): Python's `urllib.robotparser`, the platform parser of
-/// spec 15.1, unquotes a URL before it compares, so `/a%2Fb` is `/a/b` to
-/// it, and an under-block there is one here (issue #18).
+/// Whether `s` holds an escape of a printable ASCII octet that is neither
+/// `%` nor unreserved (`%2F`, `%3F`, `%3D`, `%26`...), which the reading
+/// of issue #18 compares as the octet it names.
+pub fn has_reserved_escape(s: &[u8]) -> bool {
+    memchr::memchr_iter(b'%', s).any(|i| match s.get(i + 1..i + 3) {
+        Some(&[h, l]) => escapes_printable(h, l),
+        _ => false,
+    })
+}
+
+/// Feeds `s` to `out` with each escape [`has_reserved_escape`] looks for
+/// read as its octet (`%2F` as `/`, `%3F` as `?`, `%3D` as `=`):
+/// Python's `urllib.robotparser`, the platform parser of spec 15.1,
+/// unquotes a URL and quotes it again before it compares, so `/a%2Fb` is
+/// `/a/b` and `?q%3Dx` is `?q=x` to it, and an under-block there is one
+/// here (issue #18). `%25` stays: read as `%`, it would make escapes of
+/// octets that were not escaped.
 // `dyn`: every caller is a rare path, and one copy keeps the embedded
 // artefacts within their size budgets.
 pub fn decode_reserved(s: &[u8], out: &mut dyn FnMut(u8)) {
     let mut i = 0;
     while i < s.len() {
-        match (s[i], s.get(i + 1..i + 3)) {
-            (b'%', Some([b'2', b'f' | b'F'])) => {
-                out(b'/');
-                i += 3;
-            }
-            (b'%', Some([b'3', b'f' | b'F'])) => {
-                out(b'?');
-                i += 3;
-            }
-            (b, _) => {
-                out(b);
-                i += 1;
+        if let (b'%', Some(&[h, l])) = (s[i], s.get(i + 1..i + 3)) {
+            if escapes_printable(h, l) {
+                if let (Some(h), Some(l)) = (hex_val(h), hex_val(l)) {
+                    out(h << 4 | l);
+                    i += 3;
+                    continue;
+                }
             }
         }
+        out(s[i]);
+        i += 1;
     }
 }
 

@@ -277,6 +277,12 @@ const RESERVED_ESCAPES: &[Row] = &[
         Some("/a/c"),
     ),
     (
+        "an escaped = in the target (Python unquotes every escape)",
+        "User-agent: *\nDisallow: /search?q=filter\n",
+        "/search?q%3Dfilter",
+        Some("/search?q=other"),
+    ),
+    (
         "an escaped ? in the target, lower case",
         "User-agent: *\nDisallow: /search?\n",
         "/search%3fq=1",
@@ -287,4 +293,19 @@ const RESERVED_ESCAPES: &[Row] = &[
 #[test]
 fn escapes_of_slash_and_question_mark_name_them_in_one_reading() {
     assert_rows(RESERVED_ESCAPES);
+}
+
+/// An empty `User-agent` value (9.1.3 read literally: "" is a prefix of
+/// every token; Python's parser applies it): its group is ours in one
+/// reading.
+const EMPTY_AGENT: &[Row] = &[(
+    "an empty User-agent value (sonymobile.com)",
+    "User-agent:\nDisallow: /private\n\nUser-agent: *\nAllow: /\n",
+    "/private/x",
+    Some("/public"),
+)];
+
+#[test]
+fn an_empty_user_agent_value_is_a_prefix_of_our_token_in_one_reading() {
+    assert_rows(EMPTY_AGENT);
 }

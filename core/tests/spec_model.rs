@@ -19,7 +19,7 @@
 use proptest::prelude::*;
 use proptest::sample::Index;
 use wr_conformance::robots_cases::{toggle_encoding, CASES, TOKEN};
-use wr_conformance::robots_model::{Model, Options, MAX_BODY};
+use wr_conformance::robots_model::{lines_with, LineKind, Model, Options, MAX_BODY};
 use wr_core::robots::{Policy, MAX_CRAWL_DELAY};
 
 // ---------------------------------------------------------------------------
@@ -136,6 +136,7 @@ const AGENTS: &[&str] = &[
     "Walsh\u{2002}Research",
     "Walsh-Research/1.2 (+https://wal.sh/bot/)",
     "\u{3000}walsh",
+    "/1.0",
 ];
 
 /// User-agent field spellings, near misses included.
@@ -612,11 +613,28 @@ fn check(body: &[u8], targets: &[String]) -> Result<(), String> {
     // A reading that cannot change anything here is not built: Unicode
     // spaces need an octet beyond ASCII or a separator, the escapes of `/`
     // and `?` a `%2`/`%3` somewhere.
-    let unicode = body.iter().any(|&b| b >= 0x80 || (0x1C..=0x1F).contains(&b));
-    let escapes = |s: &[u8]| s.windows(2).any(|w| w[0] == b'%' && (w[1] == b'2' || w[1] == b'3'));
+    let unicode = body
+        .iter()
+        .any(|&b| b >= 0x80 || (0x1C..=0x1F).contains(&b));
+    let escapes = |s: &[u8]| s.contains(&b'%');
     let reserved = escapes(body) || targets.iter().any(|t| escapes(t.as_bytes()));
+    // An empty name needs a User-agent line whose token may be empty.
+    let empty = [false, true].into_iter().any(|unicode_space| {
+        let o = Options {
+            unicode_space,
+            ..Options::default()
+        };
+        lines_with(body, o).iter().any(|l| {
+            l.kind == LineKind::UserAgent
+                && (l.value.is_empty() || l.value[0] == b'/' || l.value[0] >= 0x80)
+        })
+    });
     let models: Vec<(Options, Model)> = Options::all()
-        .filter(|o| (unicode || !o.unicode_space) && (reserved || !o.reserved_escapes))
+        .filter(|o| {
+            (unicode || !o.unicode_space)
+                && (reserved || !o.reserved_escapes)
+                && (empty || !o.empty_agent)
+        })
         .map(|o| (o, Model::parse_with(body, TOKEN, o)))
         .collect();
     let model = &models[0].1;

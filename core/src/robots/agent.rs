@@ -55,6 +55,15 @@ pub fn product_token(value: &[u8]) -> AgentToken<'_> {
 /// the value, so `Walsh-Research/1.2` is neither our token nor a prefix
 /// of it, and `* Googlebot` is not `*`).
 pub fn agent_token(value: &[u8], variant: Variant) -> AgentToken<'_> {
+    match token_in(value, variant) {
+        // 9.1.3 read literally: "" is a prefix of every token.
+        AgentToken::Empty if variant.empty_agent() => AgentToken::Named(&[]),
+        t => t,
+    }
+}
+
+/// [`agent_token`] but for [`Variant::EMPTY_AGENT`].
+fn token_in(value: &[u8], variant: Variant) -> AgentToken<'_> {
     let value = if variant.unicode_space() {
         trim_unicode(value)
     } else {
@@ -87,6 +96,7 @@ pub fn agent_token(value: &[u8], variant: Variant) -> AgentToken<'_> {
 fn class(token: AgentToken<'_>, wanted: &[u8]) -> (Option<usize>, bool) {
     match token {
         AgentToken::Global => (Some(usize::MAX), true),
+        AgentToken::Named([]) => (Some(0), false),
         AgentToken::Named(t) => (spec_match_len(t, wanted), google_match(t, wanted)),
         AgentToken::Empty => (None, false),
     }
@@ -105,16 +115,23 @@ pub fn divergence(value: &[u8], wanted: &[u8]) -> u8 {
     if plain {
         return 0;
     }
+    // The value's class in each combination of the two options: when any
+    // two differ, both options are read again (one may matter only with
+    // the other: `Walsh\u{2002}Research` is ours cut at Unicode's space,
+    // and not read whole).
+    let both = Variant::WHOLE_AGENT | Variant::UNICODE_SPACE;
     let base = class(base, wanted);
     let mut d = 0;
-    for bits in [
-        Variant::WHOLE_AGENT,
-        Variant::UNICODE_SPACE,
-        Variant::WHOLE_AGENT | Variant::UNICODE_SPACE,
-    ] {
+    for bits in [Variant::WHOLE_AGENT, Variant::UNICODE_SPACE, both] {
         if class(agent_token(value, Variant::of(bits)), wanted) != base {
-            d |= bits;
+            d |= both;
         }
+        if agent_token(value, Variant::of(bits | Variant::EMPTY_AGENT)) == AgentToken::Named(&[]) {
+            d |= both | Variant::EMPTY_AGENT;
+        }
+    }
+    if product_token(value) == AgentToken::Empty {
+        d |= Variant::EMPTY_AGENT;
     }
     d
 }

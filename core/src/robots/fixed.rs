@@ -421,7 +421,7 @@ impl<const RULES: usize, const BYTES: usize> FixedPolicy<RULES, BYTES> {
         }
         self.diverged = false;
         let limited = limit(body);
-        let mut selection = Selection::new(token.as_bytes(), Variant::BASE);
+        let mut selection = Selection::new(token.as_bytes());
         let (spec_set, google_set, lexed) = {
             let mut sink = Sink(self);
             let lexed = events(limited.head, limited.tail, Variant::BASE, |ev| {

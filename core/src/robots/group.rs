@@ -240,10 +240,16 @@ impl<'t> Selector<'t> {
             AgentToken::Named(t) => {
                 let m = if self.google {
                     google_match(t, self.wanted).then_some(self.wanted.len())
+                } else if t.is_empty() {
+                    // Only `Variant::EMPTY_AGENT` names the empty value:
+                    // the shortest prefix of every token.
+                    Some(0)
                 } else {
                     spec_match_len(t, self.wanted)
                 };
-                if let Some(m) = m {
+                // Lengths are kept one more than the match's, so that an
+                // empty name still counts as a match (`best` 0 is none).
+                if let Some(m) = m.map(|m| m + 1) {
                     self.cur_len = Some(self.cur_len.map_or(m, |c| c.max(m)));
                 }
             }
@@ -288,10 +294,9 @@ impl<'t> Selector<'t> {
 pub(crate) struct Selection<'t> {
     spec: Selector<'t>,
     google: Selector<'t>,
-    /// In the base reading: the [`Variant`] options under which some
-    /// `User-agent` value selects otherwise (see `agent::divergence`).
+    /// The [`Variant`] options under which some `User-agent` value
+    /// selects otherwise (see `agent::divergence`).
     pub diverges: u8,
-    base: bool,
     /// The sets of the last strict rule line, while nothing else came
     /// since: both selectors are then closed and resolved, and the next
     /// strict rule line belongs to the same sets.
@@ -299,12 +304,11 @@ pub(crate) struct Selection<'t> {
 }
 
 impl<'t> Selection<'t> {
-    pub fn new(wanted: &'t [u8], variant: Variant) -> Self {
+    pub fn new(wanted: &'t [u8]) -> Self {
         Selection {
             spec: Selector::new(wanted, false),
             google: Selector::new(wanted, true),
             diverges: 0,
-            base: variant.is_base(),
             strict_rule_sets: None,
         }
     }
@@ -338,9 +342,9 @@ impl<'t> Selection<'t> {
                 strict,
                 ..
             } => {
-                if self.base {
-                    self.diverges |= divergence(value, self.spec.wanted);
-                }
+                // Every reading looks: a line only it reads as an agent
+                // may need another option (see `Policy::add_variants`).
+                self.diverges |= divergence(value, self.spec.wanted);
                 if strict {
                     self.spec.agent(token, sink);
                 }

@@ -554,10 +554,10 @@ fn read_field<'a>(
 #[inline(never)]
 fn general<'a>(content: &'a [u8], variant: Variant, diverges: &mut u8) -> (Directive<'a>, bool) {
     let read = general_in(content, variant);
+    if !variant.line_limit() && content.len() > MAX_LINE {
+        *diverges |= Variant::LINE_LIMIT;
+    }
     if variant.is_base() {
-        if content.len() > MAX_LINE {
-            *diverges |= Variant::LINE_LIMIT;
-        }
         if content.iter().any(|&b| may_start_space(b))
             && general_in(content, Variant::BASE.with(Variant::UNICODE_SPACE)) != read
         {

@@ -81,6 +81,10 @@ pub struct Policy {
     selected: Selected,
     google_selected: Selected,
     truncated: bool,
+    /// Some kept rule, in some variant, escapes a printable octet
+    /// (`Variant::RESERVED_ESCAPES` read the file again): a target's
+    /// decoded form is then asked of those variants only.
+    rules_escape: bool,
     /// The file in the other [`Variant`]s that read it otherwise, with
     /// the rules they select (see `robots::variant`); empty for nearly
     /// every file. A path is allowed only if each allows it too. One
@@ -415,6 +419,7 @@ impl PolicyBuilder<'_> {
             selected,
             google_selected,
             truncated,
+            rules_escape: false,
             variants: None,
         }
     }
@@ -483,9 +488,7 @@ impl Policy {
     /// 9.1.1).
     pub fn parse(body: &[u8], token: &str) -> Policy {
         let (mut policy, mut diverges) = Policy::parse_in(body, token, Variant::BASE);
-        // The kept values (and their forms) lie in the arena: one search
-        // for a `%` tells nearly every file that none names `/` or `?`.
-        if percent::has_reserved_escape(&policy.arena) {
+        if policy.values_escape() {
             diverges |= Variant::RESERVED_ESCAPES;
         }
         if diverges != 0 {
@@ -499,27 +502,51 @@ impl Policy {
     #[inline(never)]
     fn add_variants(&mut self, body: &[u8], token: &str, mut diverges: u8) {
         let mut variants: Vec<(Variant, Policy)> = Vec::new();
-        // In increasing order, so that a variant that selects rules
-        // escaping `/` or `?` (the base selected none) is read with
-        // RESERVED_ESCAPES too, whose bit comes last.
-        for bits in 1..=Variant::ALL {
-            if bits & !diverges != 0 {
-                continue;
-            }
+        // A variant may find what only it reads (a versioned agent on a
+        // line that starts with U+3000, a rule escaping `/` selected only
+        // when Unicode's spaces are trimmed): its findings widen the
+        // combinations read, until none is new.
+        let mut read = 1u32; // bit n: combination n read (0 is the base)
+        while let Some(bits) =
+            (1..=Variant::ALL).find(|&b| b & !diverges == 0 && read & (1 << b) == 0)
+        {
+            read |= 1 << bits;
             let variant = Variant::of(bits);
-            let (p, _) = Policy::parse_in(body, token, variant);
-            if !variant.reserved_escapes() && percent::has_reserved_escape(&p.arena) {
+            let (p, found) = Policy::parse_in(body, token, variant);
+            diverges |= found;
+            if !variant.reserved_escapes() && p.values_escape() {
                 diverges |= Variant::RESERVED_ESCAPES;
             }
-            let same = |q: &Policy| q.arena == p.arena && q.rules == p.rules;
+            // Kept unless another reading with the same rules reads the
+            // target the same way (see `check_variants`).
+            let same = |v: Variant, q: &Policy| {
+                v.reserved_escapes() == variant.reserved_escapes()
+                    && q.arena == p.arena
+                    && q.rules == p.rules
+            };
             self.crawl_delay = self.crawl_delay.max(p.crawl_delay);
-            if !same(self) && !variants.iter().any(|(_, q)| same(q)) {
+            if !same(Variant::BASE, self) && !variants.iter().any(|(v, q)| same(*v, q)) {
                 variants.push((variant, p));
             }
         }
+        self.rules_escape = diverges & Variant::RESERVED_ESCAPES != 0;
         if !variants.is_empty() {
             self.variants = Some(Box::new(variants));
         }
+    }
+
+    /// Whether some kept value, as written, escapes a printable octet (see
+    /// `Variant::RESERVED_ESCAPES`). The values lie first in the arena,
+    /// end to end (their forms after them): one search for a `%` tells
+    /// nearly every file that none does. An escape spread over two values
+    /// only costs a needless second reading.
+    fn values_escape(&self) -> bool {
+        let end = self
+            .rules
+            .iter()
+            .map(|r| (r.text.0 + r.text.1) as usize)
+            .max();
+        percent::has_reserved_escape(&self.arena[..end.unwrap_or(0).min(self.arena.len())])
     }
 
     /// [`Policy::parse`] in one [`Variant`], and the options under which
@@ -545,7 +572,7 @@ impl Policy {
         // A rule line takes some 30 octets: room for the rules of most
         // files at once, without reserving much for a large HTML body.
         builder.rules.reserve((head.len() / 32).min(256));
-        let mut selection = Selection::new(token.as_bytes(), variant);
+        let mut selection = Selection::new(token.as_bytes());
         let lexed = events(head, tail, variant, |ev| selection.event(ev, &mut builder));
         let sets = selection.finish(&mut builder);
         let policy = builder.finish(
@@ -600,10 +627,12 @@ impl Policy {
             .map(|(v, p)| (*v, p));
         for (variant, p) in base.into_iter().chain(kept) {
             // A variant that reads `%2F` as `/` reads the target so too;
-            // the others read it as sent, and as decoded when it escapes.
+            // the others read it as sent, and, when no rule escapes
+            // anything (their rules are then the decoded ones), as
+            // decoded too.
             for (reserved, target) in [(false, path_and_query), (true, &decoded[..])] {
                 let skip = if reserved {
-                    decoded.is_empty()
+                    decoded.is_empty() || (self.rules_escape && !variant.reserved_escapes())
                 } else {
                     variant.is_base() || (variant.reserved_escapes() && !decoded.is_empty())
                 };

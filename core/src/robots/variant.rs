@@ -6,9 +6,10 @@
 //! the "surrounding whitespace" 9.1.2 trims, whether a `User-agent` value
 //! is the whole value (9.1.3 read literally: "U = T or U is a prefix of
 //! T") or its product token, and whether Google's 16,663-octet line limit
-//! applies, and whether `%2F` and `%3F` name `/` and `?` (as Python's
-//! parser, the platform parser of spec 15.1, reads them; RFC 9309 and
-//! RFC 3986 keep them apart). Each option is a faithful reading, so a path is allowed only
+//! applies, whether escapes such as `%2F` and `%3D` name `/` and `=` (as
+//! Python's parser, the platform parser of spec 15.1, reads them; RFC 9309
+//! and RFC 3986 keep them apart), and whether an empty `User-agent` value
+//! is a prefix of every token. Each option is a faithful reading, so a path is allowed only
 //! if the file read in each combination of the options allows it.
 //!
 //! Nearly every file reads the same in all of them: the base reading
@@ -37,11 +38,16 @@ impl Variant {
     pub const WHOLE_AGENT: u8 = 2;
     /// Lines are cut at 16,663 octets, as Google's parser cuts them.
     pub const LINE_LIMIT: u8 = 4;
-    /// `%2F` and `%3F` are read as `/` and `?`, in rules and in the target
-    /// (Python's parser unquotes before it compares).
+    /// Escapes of printable ASCII octets (`%2F`, `%3F`, `%3D`...) are read
+    /// as the octets, in rules and in the target (Python's parser unquotes
+    /// before it compares).
     pub const RESERVED_ESCAPES: u8 = 8;
+    /// An empty `User-agent` value is a name, and the shortest prefix of
+    /// every token (9.1.3 read literally: "U is a prefix of T"; Python's
+    /// parser applies it too).
+    pub const EMPTY_AGENT: u8 = 16;
     /// Every option.
-    pub const ALL: u8 = 15;
+    pub const ALL: u8 = 31;
 
     /// This combination with the options `bits` added.
     pub const fn with(self, bits: u8) -> Variant {
@@ -83,6 +89,11 @@ impl Variant {
         self.0 & Variant::RESERVED_ESCAPES != 0
     }
 
+    /// See [`Variant::EMPTY_AGENT`].
+    pub const fn empty_agent(self) -> bool {
+        self.0 & Variant::EMPTY_AGENT != 0
+    }
+
     /// A stable key for machine-readable output: the options joined by
     /// `+`, empty for the base reading.
     pub fn keys(self) -> impl Iterator<Item = &'static str> {
@@ -91,6 +102,7 @@ impl Variant {
             (Variant::WHOLE_AGENT, "whole-agent"),
             (Variant::LINE_LIMIT, "line-limit"),
             (Variant::RESERVED_ESCAPES, "reserved-escapes"),
+            (Variant::EMPTY_AGENT, "empty-agent"),
         ]
         .into_iter()
         .filter(move |(b, _)| self.0 & b != 0)
@@ -105,7 +117,14 @@ impl fmt::Display for Variant {
             (Variant::UNICODE_SPACE, "Unicode spaces trimmed"),
             (Variant::WHOLE_AGENT, "User-agent values read whole"),
             (Variant::LINE_LIMIT, "lines cut at 16,663 octets"),
-            (Variant::RESERVED_ESCAPES, "%2F and %3F read as / and ?"),
+            (
+                Variant::RESERVED_ESCAPES,
+                "escapes such as %2F read as their octets",
+            ),
+            (
+                Variant::EMPTY_AGENT,
+                "an empty User-agent value a prefix of every token",
+            ),
         ] {
             if self.0 & bit != 0 {
                 write!(f, "{sep}{words}")?;
