@@ -54,6 +54,8 @@ pub fn product_token(value: &[u8]) -> AgentToken<'_> {
 /// [`Variant::WHOLE_AGENT`] the whole value (9.1.3 read literally: U is
 /// the value, so `Walsh-Research/1.2` is neither our token nor a prefix
 /// of it, and `* Googlebot` is not `*`).
+// Out of line: `divergence` asks it six times, on a rare path.
+#[inline(never)]
 pub fn agent_token(value: &[u8], variant: Variant) -> AgentToken<'_> {
     match token_in(value, variant) {
         // 9.1.3 read literally: "" is a prefix of every token.
@@ -106,6 +108,7 @@ fn class(token: AgentToken<'_>, wanted: &[u8]) -> (Option<usize>, bool) {
 /// `value` (as the base reading trimmed it) selects otherwise for
 /// `wanted` than the base reading's product token does. Nearly every
 /// value is a plain token, which reads the same in every way.
+#[inline(never)]
 pub fn divergence(value: &[u8], wanted: &[u8]) -> u8 {
     let base = product_token(value);
     let plain = matches!(base, AgentToken::Named(t) if t.len() == value.len())

@@ -557,17 +557,17 @@ fn general<'a>(content: &'a [u8], variant: Variant, diverges: &mut u8) -> (Direc
     if !variant.line_limit() && content.len() > MAX_LINE {
         *diverges |= Variant::LINE_LIMIT;
     }
-    if variant.is_base() {
-        if content.iter().any(|&b| may_start_space(b))
-            && general_in(content, Variant::BASE.with(Variant::UNICODE_SPACE)) != read
-        {
-            *diverges |= Variant::UNICODE_SPACE;
-        }
+    if variant.is_base()
+        && content.iter().any(|&b| may_start_space(b))
+        && general_in(content, Variant::BASE.with(Variant::UNICODE_SPACE)) != read
+    {
+        *diverges |= Variant::UNICODE_SPACE;
     }
     read
 }
 
 /// [`general`] in one reading.
+#[inline(never)]
 fn general_in(content: &[u8], variant: Variant) -> (Directive<'_>, bool) {
     let over_long = content.len() > MAX_LINE;
     let limited = variant.line_limit() && over_long;
