@@ -21,7 +21,7 @@
 //!   we do not understand, and R3c's answer to that is to keep the previous
 //!   list. Zero (`PT0S`) is accepted as written.
 //! * **Domains** are stored lower-case, without port, IPv6 brackets or a
-//!   trailing dot ([`crate::domain::normalize_host`]). An entry that is empty
+//!   trailing dots ([`crate::domain::normalize_host`]). An entry that is empty
 //!   after that, or that could never equal a URL host (whitespace, `/`,
 //!   `?`, `#`, `@`, `*`, a leading dot, an empty label) refuses the whole
 //!   document: such an entry would silently protect nobody, and refusing
@@ -45,7 +45,7 @@ pub const BLOCKLIST_MAJOR: u32 = 1;
 /// One opt-out entry of `blocked[]`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BlockedDomain {
-    /// Registered domain, normalised (lower case, no port or trailing dot).
+    /// Registered domain, normalised (lower case, no port or trailing dots).
     pub domain: String,
     /// Date added (informational).
     pub added: String,

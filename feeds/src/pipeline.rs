@@ -214,7 +214,7 @@ fn resolved(url: &str) -> String {
 
 fn origin_base(url: &str) -> Option<String> {
     let u = CoreUrl::parse(url).ok()?;
-    let host = u.host.trim_end_matches('.').to_ascii_lowercase();
+    let host = wr_core::domain::strip_trailing_dots(u.host).to_ascii_lowercase();
     Some(match u.non_default_port() {
         Some(p) => format!("{}://{host}:{p}", u.scheme.to_ascii_lowercase()),
         None => format!("{}://{host}", u.scheme.to_ascii_lowercase()),

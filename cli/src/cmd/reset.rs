@@ -58,7 +58,7 @@ fn target(raw: &str, named: &Named) -> Target {
     }
     Target {
         key: None,
-        host: Some(lower.trim_end_matches('.').to_string()),
+        host: Some(wr_core::domain::strip_trailing_dots(&lower).to_string()),
     }
 }
 
