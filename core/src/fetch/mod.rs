@@ -279,6 +279,9 @@ pub struct Run {
     /// R5's retry schedule.
     pub backoff: Backoff,
     timeouts: BTreeMap<HostKey, u32>,
+    /// Requests sent for the blocklist in this run (bounded by
+    /// [`crate::constants::BLOCKLIST_REQUESTS_PER_RUN`]).
+    blocklist_requests: u32,
     effects: Vec<Effect>,
 }
 
@@ -289,6 +292,7 @@ impl Run {
             patience,
             backoff,
             timeouts: BTreeMap::new(),
+            blocklist_requests: 0,
             effects: Vec::new(),
         }
     }
@@ -314,6 +318,11 @@ impl Run {
         (n >= TIMEOUTS_PER_RUN).then(|| {
             alloc::format!("{host} timed out {n} times in this run; left alone until the next run")
         })
+    }
+
+    /// How many requests for the blocklist this run has sent.
+    pub fn blocklist_requests(&self) -> u32 {
+        self.blocklist_requests
     }
 
     fn note_timeout(&mut self, host: &HostKey) {
