@@ -200,8 +200,13 @@ struct HostState {
 pub enum WaitReason {
     /// R4 spacing of max(1 s, Crawl-delay) since the last request.
     Throttle,
-    /// R5: Retry-After or backoff after a 429/503 (or other retryable error).
+    /// R5: our own backoff after a 429/503 (or other retryable error)
+    /// that came without a Retry-After.
     Backoff,
+    /// R5: the server's `Retry-After` ("wait at least that long"). Unlike
+    /// our own holds, nothing but the server may shorten it: `wr-feeds
+    /// reset` keeps it unless forced.
+    RetryAfter,
     /// R5: retries exhausted; the host is left alone for a while.
     Cooldown,
 }

@@ -284,6 +284,74 @@ fn a_host_that_timed_out_twice_is_left_alone_for_the_rest_of_the_run() {
     assert_eq!(h.sent.len(), before, "no request to a timed-out host");
 }
 
+/// Issue #18 (R5): a hold says whose it is. Our backoff (no Retry-After)
+/// and our cool-down are ours; a server's Retry-After is recorded as such,
+/// so a store and `wr-feeds reset` can keep it, and when it comes with the
+/// answer that spends the budget it still binds: the host is not asked
+/// before it, however much shorter our one-hour cool-down is.
+#[test]
+fn holds_name_a_servers_retry_after_apart_and_it_outlasts_the_cool_down() {
+    let mut h = Harness::new(gate_with(&[]));
+    let mut n = 0;
+    let mut server = robots_404_then(move |_r: &Request| {
+        n += 1;
+        Ok(if n <= 5 {
+            resp(503)
+        } else {
+            with(429, |x| x.retry_after = Some("7200".into()))
+        })
+    });
+    let out = h.drive(&mut Get::new("https://a.test/x", None), &mut server);
+    assert!(
+        matches!(&out, GetOutcome::Failed { reason, .. } if reason.contains("alone for 120 min")),
+        "{out:?}"
+    );
+    let reasons: Vec<WaitReason> = h
+        .effects
+        .iter()
+        .filter_map(|e| match e {
+            Effect::Hold { reason, .. } => Some(*reason),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        reasons,
+        [
+            WaitReason::Backoff,
+            WaitReason::Backoff,
+            WaitReason::Backoff,
+            WaitReason::Backoff,
+            WaitReason::Backoff,
+            WaitReason::RetryAfter,
+            WaitReason::Cooldown
+        ]
+    );
+    let (until, reason) = h.gate.host_hold("a.test").expect("held");
+    assert_eq!(reason, WaitReason::RetryAfter);
+    assert!(
+        until > h.now.saturating_add(Duration::from_secs(7200)),
+        "{until:?}"
+    );
+
+    // A Retry-After on a retried answer is the server's too.
+    let mut h = Harness::new(gate_with(&[]));
+    let mut n = 0;
+    let mut server = robots_404_then(move |_r: &Request| {
+        n += 1;
+        Ok(if n == 1 {
+            with(429, |x| x.retry_after = Some("3600".into()))
+        } else {
+            resp(200)
+        })
+    });
+    let out = h.drive(&mut Get::new("https://a.test/x", None), &mut server);
+    assert!(matches!(out, GetOutcome::Deferred { .. }), "{out:?}");
+    assert_eq!(
+        h.gate.host_hold("a.test").map(|(_, r)| r),
+        Some(WaitReason::RetryAfter)
+    );
+}
+
 #[test]
 fn a_retry_after_past_the_runs_patience_defers_with_the_instant_and_holds_the_host() {
     let mut h = Harness::new(gate_with(&[]));

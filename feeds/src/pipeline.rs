@@ -42,7 +42,7 @@ use crate::report::{
     SourceReport, SourceStatus,
 };
 use crate::schedule::{Next, Schedule};
-use crate::store::{BlocklistRow, HostRow, RobotsRow, Store, StoreError, Validators};
+use crate::store::{BlocklistRow, HoldCause, HostRow, RobotsRow, Store, StoreError, Validators};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::sync::Arc;
@@ -434,9 +434,14 @@ impl Pipeline {
                     host,
                     until,
                     reason,
-                } => self
-                    .store
-                    .hold(&host, until, reason == WaitReason::Cooldown)?,
+                } => {
+                    let cause = match reason {
+                        WaitReason::RetryAfter => HoldCause::RetryAfter,
+                        WaitReason::Cooldown => HoldCause::Cooldown,
+                        WaitReason::Backoff | WaitReason::Throttle => HoldCause::Backoff,
+                    };
+                    self.store.hold(&host, until, cause)?
+                }
                 Effect::RequestEnded { host, at } => self
                     .store
                     .reserve_slot(&host, |_| ((), Some((host.to_string(), at))))?,
@@ -822,7 +827,7 @@ impl Pipeline {
             // Say so, with the instant.
             Decision::Wait {
                 until,
-                reason: reason @ (WaitReason::Backoff | WaitReason::Cooldown),
+                reason: reason @ (WaitReason::Backoff | WaitReason::RetryAfter | WaitReason::Cooldown),
             } => CheckReport::Deferred {
                 url,
                 reason: fetch::held(now, until, reason),
@@ -1226,6 +1231,11 @@ fn restore(store: &Store, gate: &mut Gate, now: Timestamp) -> Result<BlocklistSt
 fn apply_host_row(gate: &mut Gate, host: &str, row: HostRow, now: Timestamp) {
     if let Some(t) = row.last_request {
         gate.observe_request(host, t);
+    }
+    // The server's Retry-After first: a hold of ours that ends at the same
+    // instant does not take its name.
+    if let Some(until) = row.retry_after_until.filter(|&t| t > now) {
+        gate.hold_host(host, until, WaitReason::RetryAfter);
     }
     if let Some(until) = row.hold_until.filter(|&t| t > now) {
         let reason = if row.cooldown {

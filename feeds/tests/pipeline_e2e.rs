@@ -1579,7 +1579,7 @@ fn a_blocklist_never_asked_for_defers_the_targets() {
         .hold(
             "wal.sh",
             wr_feeds::Clock::now(&*clock).saturating_add(Duration::from_secs(3600)),
-            true,
+            wr_feeds::store::HoldCause::Cooldown,
         )
         .unwrap();
     drop(p);
@@ -1704,11 +1704,15 @@ fn check_reports_a_held_host_as_deferred_with_the_instant() {
         .hold(
             "held.test",
             now.saturating_add(Duration::from_secs(7200)),
-            false,
+            wr_feeds::store::HoldCause::RetryAfter,
         )
         .unwrap();
     p.store()
-        .hold("far.test", Timestamp(u64::MAX), true)
+        .hold(
+            "far.test",
+            Timestamp(u64::MAX),
+            wr_feeds::store::HoldCause::Cooldown,
+        )
         .unwrap();
     drop(p);
     let mut p = Pipeline::open(cfg).unwrap();

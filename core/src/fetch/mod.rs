@@ -218,7 +218,9 @@ pub enum Effect {
         host: HostKey,
         /// Not before.
         until: Timestamp,
-        /// Retry-After / backoff, or the cool-down after retries ran out.
+        /// The server's Retry-After, our backoff, or the cool-down after
+        /// retries ran out: a store must keep a Retry-After apart, since
+        /// only it may never be shortened by the operator (R5).
         reason: WaitReason,
     },
     /// An origin's robots.txt answered (2xx with `body`, or 4xx: allow
@@ -398,7 +400,8 @@ pub fn instant(t: Timestamp) -> String {
 pub fn held(now: Timestamp, until: Timestamp, reason: WaitReason) -> String {
     let why = match reason {
         WaitReason::Cooldown => "cool-down after repeated failures, R5",
-        WaitReason::Backoff => "Retry-After, R5",
+        WaitReason::RetryAfter => "the server's Retry-After, R5",
+        WaitReason::Backoff => "backoff after a failed request, R5",
         WaitReason::Throttle => "Crawl-delay spacing, R4",
     };
     let secs = now.until(until).as_secs();

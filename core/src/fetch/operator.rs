@@ -138,7 +138,7 @@ impl Machine for OperatorGet {
                 .and_then(|v| crate::retry_after::parse_retry_after(v, cx.now).ok());
             if let Some(d) = after {
                 cx.run
-                    .hold(cx.gate, &host, super::after(cx, d), WaitReason::Backoff);
+                    .hold(cx.gate, &host, super::after(cx, d), WaitReason::RetryAfter);
             }
         }
         self.end = Some(Ok(resp));
