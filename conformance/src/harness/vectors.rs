@@ -70,6 +70,17 @@ fn run(
 /// after section 9.2; section 12.3 has none).
 pub const R3A_HOSTS: &str = "9.2 hosts";
 
+/// How the attestation names a vector file's section.
+pub fn label(section: &str) -> String {
+    if section == R3A_HOSTS {
+        "R3a port and trailing-dot vectors (this project's, after section 9.2: \
+         vectors/blocklist-hosts.json)"
+            .to_string()
+    } else {
+        format!("section {section} vectors")
+    }
+}
+
 /// R3a on one (listed domain, host, blocked) case: the domain matcher and
 /// an adopted list listing only that domain must both answer `blocked`.
 fn r3a_case(domain: &str, host: &str, blocked: Option<bool>) -> Option<String> {
