@@ -134,3 +134,43 @@ fn a_rule_with_escape_sequences_reaches_the_terminal_without_them() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Issue #18: `robots` judges the URL the bot would send (the WHATWG
+/// serialisation), so a rule holding `{` denies the `%7B` that goes on the
+/// wire, whether the argument spells it raw or encoded, and the readings
+/// of the text (NBSP, versioned agents) deny as in the digest run.
+#[test]
+fn judges_the_url_as_sent_and_every_reading_of_the_text() {
+    let dir = std::env::temp_dir().join(format!("wr-robots-sent-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("robots.txt");
+    std::fs::write(
+        &file,
+        "User-agent: Walsh-Research/1.2\nAllow: /\n\nUser-agent: *\n\
+         Disallow: *{manageAccount}*\nDisallow:\u{a0}/library\nAllow: /\n",
+    )
+    .unwrap();
+    for url in [
+        "https://www.kmart.com/x/{manageAccount}/feed.xml",
+        "https://www.kmart.com/x/%7BmanageAccount%7D/feed.xml",
+        "/x/{manageAccount}/feed.xml",
+        "https://www.audible.com/library/titles",
+    ] {
+        let out = wr_feeds()
+            .arg("robots")
+            .arg(&file)
+            .arg(url)
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8(out.stdout).unwrap();
+        assert_eq!(out.status.code(), Some(1), "{url}: {stdout}");
+        assert!(stdout.starts_with("disallowed"), "{url}: {stdout}");
+    }
+    let out = wr_feeds()
+        .arg("robots")
+        .arg(&file)
+        .arg("https://www.kmart.com/x/manageAccount/feed.xml")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{:?}", out);
+}

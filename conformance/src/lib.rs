@@ -9,11 +9,14 @@
 //! [`faults`] holds the loopback server every crate's fault tests share;
 //! [`fixtures`] the vectors and operator documents the self-check harness
 //! compiles in; [`harness`] (feature `harness`) the section 14
-//! self-check that `wr-feeds attest` runs.
+//! self-check that `wr-feeds attest` runs; [`platform`] (feature
+//! `platform`) the differential against Python's `urllib.robotparser`.
 
 pub mod faults;
 pub mod fixtures;
 #[cfg(feature = "harness")]
 pub mod harness;
+#[cfg(feature = "platform")]
+pub mod platform;
 pub mod robots_cases;
 pub mod robots_model;

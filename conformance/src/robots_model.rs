@@ -56,6 +56,39 @@
 /// 9.1.1 lets a tool cut a body to.
 pub const MAX_BODY: usize = 500 * 1024;
 
+/// Where the spec's words leave room in how the text itself is read
+/// (issue #18), the model follows each reading on request, so that a test
+/// can hold production to every one of them:
+///
+/// - `unicode_space`: "surrounding whitespace is trimmed" (9.1.2) with
+///   whitespace as Unicode defines it (`char::is_whitespace`, plus the
+///   separators U+001C-U+001F that Python's `str.strip` removes), not only
+///   ASCII blanks; a product token ends at any of them too;
+/// - `whole_agent`: "For each User-agent value U (lowercased)" (9.1.3) read
+///   literally: U is the whole value, not its product token;
+/// - `reserved_escapes`: `%2F` and `%3F` name `/` and `?`, in the file and
+///   in the target (Python's parser unquotes before it compares).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Options {
+    /// See the type's docs.
+    pub unicode_space: bool,
+    /// See the type's docs.
+    pub whole_agent: bool,
+    /// See the type's docs.
+    pub reserved_escapes: bool,
+}
+
+impl Options {
+    /// Every combination, the default one first.
+    pub fn all() -> impl Iterator<Item = Options> {
+        (0..8u8).map(|b| Options {
+            unicode_space: b & 1 != 0,
+            whole_agent: b & 2 != 0,
+            reserved_escapes: b & 4 != 0,
+        })
+    }
+}
+
 /// The model's answer for one path.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ModelVerdict {
@@ -127,6 +160,47 @@ fn is_whitespace(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | 0x0B | 0x0C)
 }
 
+/// The first character of `octets` and its length in octets, if it starts
+/// with valid UTF-8.
+fn first_char(octets: &[u8]) -> Option<(char, usize)> {
+    (1..=4.min(octets.len())).find_map(|n| {
+        let c = std::str::from_utf8(&octets[..n]).ok()?.chars().next()?;
+        Some((c, n))
+    })
+}
+
+/// The last character of `octets` and its length in octets.
+fn last_char(octets: &[u8]) -> Option<(char, usize)> {
+    (1..=4.min(octets.len())).find_map(|n| {
+        let c = std::str::from_utf8(&octets[octets.len() - n..])
+            .ok()?
+            .chars()
+            .next()?;
+        Some((c, n))
+    })
+}
+
+/// Whitespace in the `unicode_space` reading (see [`Options`]).
+fn is_unicode_space(c: char) -> bool {
+    c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
+}
+
+/// `octets` without leading and trailing whitespace, as `options` reads
+/// whitespace.
+fn trim_with(mut octets: &[u8], options: Options) -> &[u8] {
+    if !options.unicode_space {
+        return trim(octets);
+    }
+    while let Some((c, n)) = first_char(octets).filter(|(c, _)| is_unicode_space(*c)) {
+        let _ = c;
+        octets = &octets[n..];
+    }
+    while let Some((_, n)) = last_char(octets).filter(|(c, _)| is_unicode_space(*c)) {
+        octets = &octets[..octets.len() - n];
+    }
+    octets
+}
+
 /// `octets` without leading and trailing whitespace.
 fn trim(octets: &[u8]) -> &[u8] {
     let start = octets.iter().position(|&b| !is_whitespace(b));
@@ -192,7 +266,7 @@ fn split_lines(body: &[u8]) -> Vec<(u32, &[u8])> {
 
 /// Reads one line: `Some` for a line of the grammar, `None` for anything
 /// else (blank lines, comments, unknown fields, lines with no colon).
-fn read_line(number: u32, text: &[u8]) -> Option<ModelLine> {
+fn read_line(number: u32, text: &[u8], options: Options) -> Option<ModelLine> {
     // "# begins a comment": everything from the first `#` to the end of the
     // line is not part of the line.
     let text = match text.iter().position(|&b| b == b'#') {
@@ -205,8 +279,8 @@ fn read_line(number: u32, text: &[u8]) -> Option<ModelLine> {
     // gone). The field ends at the first colon; the value is the rest.
     let colon = text.iter().position(|&b| b == b':')?;
     // "surrounding whitespace is trimmed": around the field and the value.
-    let field = trim(&text[..colon]);
-    let value = trim(&text[colon + 1..]);
+    let field = trim_with(&text[..colon], options);
+    let value = trim_with(&text[colon + 1..], options);
     // "field names are case-insensitive": compared in lower case, and only
     // the four fields section 9.1.2 names are lines of the grammar. A
     // misspelling (`dissallow`, `useragent`) or another field (`sitemap`,
@@ -227,9 +301,14 @@ fn read_line(number: u32, text: &[u8]) -> Option<ModelLine> {
 
 /// Every line of the grammar in `body`, in file order.
 pub fn lines(body: &[u8]) -> Vec<ModelLine> {
+    lines_with(body, Options::default())
+}
+
+/// [`lines`] in the reading `options`.
+pub fn lines_with(body: &[u8], options: Options) -> Vec<ModelLine> {
     split_lines(body)
         .into_iter()
-        .filter_map(|(number, text)| read_line(number, text))
+        .filter_map(|(number, text)| read_line(number, text, options))
         .collect()
 }
 
@@ -248,21 +327,33 @@ struct Group {
 
 /// The product token of a User-agent value: lower-cased, cut at the first
 /// whitespace or `/`.
-fn agent_token(value: &[u8]) -> Vec<u8> {
+fn agent_token(value: &[u8], options: Options) -> Vec<u8> {
+    if options.whole_agent {
+        // 9.1.3 read literally: "For each User-agent value U (lowercased)".
+        return value.to_ascii_lowercase();
+    }
     // Section 8.1: "The version is part of the exact UA string but is not
     // used for robots matching (R2 keys on the bare Walsh-Research token)".
     // So `Walsh-Research/1.2` names `walsh-research`; whatever follows a
     // space is not part of the name either.
-    let end = value
-        .iter()
-        .position(|&b| b == b'/' || is_whitespace(b))
-        .unwrap_or(value.len());
+    let mut end = 0;
+    while end < value.len() {
+        let rest = &value[end..];
+        if rest[0] == b'/' || is_whitespace(rest[0]) {
+            break;
+        }
+        match first_char(rest) {
+            Some((c, _)) if options.unicode_space && is_unicode_space(c) => break,
+            Some((_, n)) => end += n,
+            None => end += 1,
+        }
+    }
     // 9.1.3: "For each User-agent value U (lowercased)".
     value[..end].to_ascii_lowercase()
 }
 
 /// The body's groups, in file order.
-fn groups(lines: &[ModelLine]) -> Vec<Group> {
+fn groups(lines: &[ModelLine], options: Options) -> Vec<Group> {
     let mut groups: Vec<Group> = Vec::new();
     for line in lines {
         match line.kind {
@@ -280,7 +371,7 @@ fn groups(lines: &[ModelLine]) -> Vec<Group> {
                     groups.push(Group::default());
                 }
                 let group = groups.last_mut().expect("pushed above when absent");
-                group.agents.push(agent_token(&line.value));
+                group.agents.push(agent_token(&line.value, options));
             }
             LineKind::Allow | LineKind::Disallow | LineKind::CrawlDelay => {
                 // "the rule lines (Allow, Disallow, Crawl-delay) that apply
@@ -406,8 +497,10 @@ fn push_escape(out: &mut Vec<u8>, b: u8) {
 pub fn normalize(octets: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(octets.len());
     let mut i = 0;
+    let mut query = false;
     while i < octets.len() {
         let b = octets[i];
+        query |= b == b'?';
         if b == b'%' {
             let hi = octets.get(i + 1).copied().and_then(hex_value);
             let lo = octets.get(i + 2).copied().and_then(hex_value);
@@ -425,14 +518,52 @@ pub fn normalize(octets: &[u8]) -> Vec<u8> {
             }
             // A lone `%`: nothing to decode.
             out.push(b);
-        } else if b >= 0x80 || b <= 0x20 || b == 0x7F {
-            // Raw octets a target cannot carry: compared in encoded form.
+        } else if b >= 0x80 || b <= 0x20 || b == 0x7F || never_sent_raw(b, query) {
+            // Raw octets a target cannot carry, or that the URL the bot
+            // sends never carries raw there: compared in encoded form.
             push_escape(&mut out, b);
         } else {
             // Printable ASCII other than `%` is compared as it is.
             out.push(b);
         }
         i += 1;
+    }
+    out
+}
+
+/// Whether the URL the bot sends (the WHATWG serialisation, which the
+/// `url` crate writes) never carries `b` raw in its path, or, with
+/// `query`, in its query: the octets its path percent-encode set and its
+/// special-query percent-encode set add to controls, space and non-ASCII.
+fn never_sent_raw(b: u8, query: bool) -> bool {
+    if query {
+        matches!(b, b'"' | b'<' | b'>' | b'\'')
+    } else {
+        matches!(b, b'"' | b'<' | b'>' | b'`' | b'{' | b'}')
+    }
+}
+
+/// `octets` with `%2F` read as `/` and `%3F` as `?`, either case (the
+/// `reserved_escapes` reading, see [`Options`]).
+fn decode_slash_and_question(octets: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(octets.len());
+    let mut i = 0;
+    while i < octets.len() {
+        let escape = octets.get(i..i + 3).map(|e| e.to_ascii_uppercase());
+        match escape.as_deref() {
+            Some(b"%2F") => {
+                out.push(b'/');
+                i += 3;
+            }
+            Some(b"%3F") => {
+                out.push(b'?');
+                i += 3;
+            }
+            _ => {
+                out.push(octets[i]);
+                i += 1;
+            }
+        }
     }
     out
 }
@@ -586,6 +717,7 @@ pub struct Model {
     selection: Selection,
     rules: Vec<ModelRule>,
     crawl_delay: Option<f64>,
+    options: Options,
 }
 
 /// Reads a Crawl-delay value: decimal seconds, or `None` when it is not a
@@ -612,8 +744,20 @@ impl Model {
     ///
     /// `body` must be at most [`MAX_BODY`] octets (see the module docs).
     pub fn parse(body: &[u8], token: &str) -> Model {
-        let lines = lines(body);
-        let groups = groups(&lines);
+        Model::parse_with(body, token, Options::default())
+    }
+
+    /// [`Model::parse`] in the reading `options` (see [`Options`]).
+    pub fn parse_with(body: &[u8], token: &str, options: Options) -> Model {
+        let decoded;
+        let body = if options.reserved_escapes {
+            decoded = decode_slash_and_question(body);
+            &decoded[..]
+        } else {
+            body
+        };
+        let lines = lines_with(body, options);
+        let groups = groups(&lines, options);
         let (selection, chosen) = select(&groups, token);
         // "Only the selected group's rules are consulted." Merged groups
         // contribute their rules in file order.
@@ -648,6 +792,7 @@ impl Model {
             selection,
             rules,
             crawl_delay,
+            options,
         }
     }
 
@@ -668,7 +813,12 @@ impl Model {
 
     /// Decides one request target (section 9.1.4).
     pub fn decide(&self, path_and_query: &str) -> ModelVerdict {
-        let subject = subject(path_and_query);
+        let subject = if self.options.reserved_escapes {
+            let decoded = decode_slash_and_question(path_and_query.as_bytes());
+            subject(&String::from_utf8_lossy(&decoded))
+        } else {
+            subject(path_and_query)
+        };
         // The best Disallow and the best Allow so far: (length, line).
         let mut best_disallow: Option<(usize, u32)> = None;
         let mut best_allow: Option<(usize, u32)> = None;

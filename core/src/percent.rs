@@ -10,7 +10,20 @@
 //! * any other `%xx` keeps its encoding, with upper-case hex;
 //! * octets that can never appear raw in a URI (non-ASCII, controls, space)
 //!   are encoded as `%XX`;
+//! * octets that the URL the bot sends never carries raw in that part of
+//!   the URL are encoded as `%XX` (issue #18): in the path `"` `<` `>`
+//!   `` ` `` `{` `}`, in the query `"` `<` `>` `'` (the WHATWG URL
+//!   standard's path and special-query percent-encode sets, which the `url`
+//!   crate applies to every target before it is sent). A rule written
+//!   `*{manageAccount}*` can then match the `%7BmanageAccount%7D` that
+//!   goes on the wire; the same octets in the part of the URL that keeps
+//!   them raw (`{` in a query, `'` in a path) are left as they are, since
+//!   there the raw octet is what is sent;
 //! * everything else, including `*` and `$`, is kept.
+//!
+//! Request targets are expected in the form the bot sends (see
+//! `robots::Policy::check`): such a target never holds those octets raw
+//! where they would be encoded, so the common target needs no copy.
 //!
 //! Two more forms serve the other readings of the rules (see
 //! `robots`, "the strictest reading wins"):
@@ -52,19 +65,75 @@ pub fn rfc_form(raw: &[u8], mut out: impl FnMut(u8)) {
     }
 }
 
-/// Whether `value` holds a `%`, a `?` or an octet outside 0x21..=0x7E:
-/// the octets that can make a form differ from the value. The reference
-/// the fast tests are held to (`decide`'s one-pass target test, the
-/// parse's scan of the stored values); no hot path calls it.
+/// Whether `value` holds a `%`, a `?`, an octet outside 0x21..=0x7E or
+/// one that a sent URL never carries raw in some part of it
+/// ([`never_raw`]): the octets that can make a form differ from the value.
+/// The reference the fast tests are held to (`decide`'s one-pass target
+/// test, the parse's scan of the stored values); no hot path calls it.
 pub(crate) fn has_special(value: &[u8]) -> bool {
-    value
-        .iter()
-        .any(|&b| (b == b'%') | (b == b'?') | (b.wrapping_sub(0x21) >= 0x5e))
+    value.iter().any(|&b| {
+        (b == b'%') | (b == b'?') | (b.wrapping_sub(0x21) >= 0x5e) | never_raw(b, false)
+            || never_raw(b, true)
+    })
 }
 
-/// Whether `b` must be percent-encoded before comparison.
+/// Whether `s` holds an escape of `/` or `?` (`%2F`, `%3F`, either case),
+/// which the reading of issue #18 compares as the octet it names.
+pub fn has_reserved_escape(s: &[u8]) -> bool {
+    memchr::memchr_iter(b'%', s)
+        .any(|i| matches!(s.get(i + 1..i + 3), Some([b'2' | b'3', b'f' | b'F'])))
+}
+
+/// Feeds `s` to `out` with each `%2F` read as `/` and each `%3F` as `?`
+/// (either case): Python's `urllib.robotparser`, the platform parser of
+/// spec 15.1, unquotes a URL before it compares, so `/a%2Fb` is `/a/b` to
+/// it, and an under-block there is one here (issue #18).
+// `dyn`: every caller is a rare path, and one copy keeps the embedded
+// artefacts within their size budgets.
+pub fn decode_reserved(s: &[u8], out: &mut dyn FnMut(u8)) {
+    let mut i = 0;
+    while i < s.len() {
+        match (s[i], s.get(i + 1..i + 3)) {
+            (b'%', Some([b'2', b'f' | b'F'])) => {
+                out(b'/');
+                i += 3;
+            }
+            (b'%', Some([b'3', b'f' | b'F'])) => {
+                out(b'?');
+                i += 3;
+            }
+            (b, _) => {
+                out(b);
+                i += 1;
+            }
+        }
+    }
+}
+
+/// Whether `b` must be percent-encoded before comparison wherever it is.
 const fn must_encode(b: u8) -> bool {
     b >= 0x80 || b <= 0x20 || b == 0x7f
+}
+
+/// Whether the URL the bot sends never carries `b` raw in its path (`query`
+/// false) or its query (`query` true): the WHATWG path percent-encode set
+/// and special-query percent-encode set, beyond the controls, space and
+/// non-ASCII octets encoded everywhere
+/// (`#` never reaches a request target, and `?` ends the path).
+pub const fn never_raw(b: u8, query: bool) -> bool {
+    match b {
+        b'"' | b'<' | b'>' => true,
+        b'`' | b'{' | b'}' => !query,
+        b'\'' => query,
+        _ => false,
+    }
+}
+
+/// Whether `b`, at a position in the query (`query`) or the path, is
+/// encoded in the canonical form.
+#[inline(always)]
+const fn encodes(b: u8, query: bool) -> bool {
+    must_encode(b) || never_raw(b, query)
 }
 
 const fn hex_val(b: u8) -> Option<u8> {
@@ -92,7 +161,11 @@ pub(crate) const fn escape(b: u8) -> [u8; 3] {
 /// This is the fast path: almost every real request path is plain ASCII
 /// without escapes.
 pub fn is_canonical(raw: &[u8]) -> bool {
-    raw.iter().all(|&b| b != b'%' && !must_encode(b))
+    let mut query = false;
+    raw.iter().all(|&b| {
+        query |= b == b'?';
+        b != b'%' && !encodes(b, query)
+    })
 }
 
 /// Feeds the canonical form of `raw` to `out`, one octet at a time.
@@ -110,9 +183,11 @@ pub fn normalize_byte_stream(raw: &[u8], mut out: impl FnMut(u8)) {
 pub fn normalize_chunks(raw: &[u8], mut out: impl FnMut(&[u8])) {
     let mut run = 0;
     let mut i = 0;
+    let mut query = false;
     while i < raw.len() {
         let b = raw[i];
-        if b != b'%' && !must_encode(b) {
+        query |= b == b'?';
+        if b != b'%' && !encodes(b, query) {
             i += 1;
             continue;
         }
@@ -200,12 +275,24 @@ pub(crate) fn find_escape(hay: &[u8]) -> Option<usize> {
     find_escape_or(b'%', hay)
 }
 
-/// The first `first`, `%` or octet that must be encoded in `hay`. Whole
+/// The first `first`, `%` or octet that may be encoded (in the path or the
+/// query) in `hay`, or an earlier position: a `|` or a `=` may be reported
+/// too, which costs its caller a closer look and nothing else. Whole
 /// 32-octet blocks are tested without an early exit, which vectorises.
 fn find_escape_or(first: u8, hay: &[u8]) -> Option<usize> {
-    // 0x21..=0x7E is what `must_encode` lets through.
-    let hit =
-        |b: u8| u8::from(b == first) | u8::from(b == b'%') | u8::from(b.wrapping_sub(0x21) >= 0x5e);
+    // 0x21..=0x7E is what `must_encode` lets through; then the octets a
+    // sent URL never carries raw somewhere: `"` `'` `` ` ``, `<` and `>`
+    // as one test (`<=>` | 2 is `>`/`?`), `{|}` as one range.
+    let hit = |b: u8| {
+        u8::from(b == first)
+            | u8::from(b == b'%')
+            | u8::from(b.wrapping_sub(0x21) >= 0x5e)
+            | u8::from(b == b'"')
+            | u8::from(b == b'\'')
+            | u8::from(b == b'`')
+            | u8::from(b | 2 == b'>')
+            | u8::from(b.wrapping_sub(b'{') < 3)
+    };
     let mut blocks = hay.chunks_exact(32);
     let mut base = 0;
     for block in &mut blocks {
@@ -232,7 +319,8 @@ pub struct Normalized<'a> {
     verbatim: bool,
     /// RFC 9309 form: raw general delimiters in the query are encoded.
     rfc: bool,
-    /// A raw `?` has been read (RFC 9309 form only).
+    /// A raw `?` has been read: what is encoded depends on it (see
+    /// [`never_raw`]), and in the RFC 9309 form the delimiters too.
     in_query: bool,
 }
 
@@ -310,18 +398,16 @@ impl<'a> Normalized<'a> {
             return Some(b'%');
         }
         self.pos += 1;
-        if self.rfc {
-            if self.in_query && is_gen_delim(b) {
-                self.pending = [
-                    HEX_UPPER[usize::from(b >> 4)],
-                    HEX_UPPER[usize::from(b & 0xf)],
-                ];
-                self.npending = 2;
-                return Some(b'%');
-            }
-            self.in_query |= b == b'?';
+        if self.rfc && self.in_query && is_gen_delim(b) {
+            self.pending = [
+                HEX_UPPER[usize::from(b >> 4)],
+                HEX_UPPER[usize::from(b & 0xf)],
+            ];
+            self.npending = 2;
+            return Some(b'%');
         }
-        if must_encode(b) {
+        self.in_query |= b == b'?';
+        if encodes(b, self.in_query) {
             self.pending = [
                 HEX_UPPER[usize::from(b >> 4)],
                 HEX_UPPER[usize::from(b & 0xf)],
@@ -356,7 +442,12 @@ impl<'a> Normalized<'a> {
             // out as `%` and upper-case hex digits only.
             memchr::memchr2(first, b'%', rest)
         };
-        self.pos += skip.unwrap_or(rest.len());
+        let skip = skip.unwrap_or(rest.len());
+        // What is encoded after a `?` differs: a skipped `?` still counts.
+        if !self.verbatim && !self.in_query {
+            self.in_query = memchr::memchr(b'?', &rest[..skip]).is_some();
+        }
+        self.pos += skip;
     }
 
     /// How many octets at the start of `rest` (the raw octets from the
@@ -367,12 +458,15 @@ impl<'a> Normalized<'a> {
         if self.verbatim {
             return rest.len();
         }
-        // In the RFC form, `?` changes what follows, and in the query a
-        // delimiter comes out encoded: both go through `next_byte`.
+        // A `?` changes what follows (what is encoded, and in the RFC form
+        // the delimiters): it goes through `next_byte`.
         let (rfc, query) = (self.rfc, self.in_query);
         rest.iter()
             .position(|&b| {
-                b == b'%' || must_encode(b) || (rfc && (b == b'?' || (query && is_gen_delim(b))))
+                b == b'%'
+                    || encodes(b, query)
+                    || (!query && b == b'?')
+                    || (rfc && query && is_gen_delim(b))
             })
             .unwrap_or(rest.len())
     }

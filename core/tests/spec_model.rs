@@ -19,7 +19,7 @@
 use proptest::prelude::*;
 use proptest::sample::Index;
 use wr_conformance::robots_cases::{toggle_encoding, CASES, TOKEN};
-use wr_conformance::robots_model::{Model, MAX_BODY};
+use wr_conformance::robots_model::{Model, Options, MAX_BODY};
 use wr_core::robots::{Policy, MAX_CRAWL_DELAY};
 
 // ---------------------------------------------------------------------------
@@ -50,6 +50,14 @@ enum Line {
     },
     /// Anything else: Sitemap, unknown fields, comments, blank lines.
     Other(&'static str),
+    /// A line padded past Google's 16,663-octet limit (issue #18): blanks
+    /// inside the field name (before the colon) or before the value.
+    Padded {
+        field: &'static str,
+        value: String,
+        pad: usize,
+        inside_name: bool,
+    },
 }
 
 impl Line {
@@ -68,6 +76,22 @@ impl Line {
                 out.extend_from_slice(format!("{field}: {value}").as_bytes())
             }
             Line::Other(text) => out.extend_from_slice(text.as_bytes()),
+            Line::Padded {
+                field,
+                value,
+                pad,
+                inside_name,
+            } => {
+                out.extend_from_slice(field.as_bytes());
+                if *inside_name {
+                    out.resize(out.len() + pad, b' ');
+                    out.push(b':');
+                } else {
+                    out.push(b':');
+                    out.resize(out.len() + pad, b' ');
+                }
+                out.extend_from_slice(value.as_bytes());
+            }
         }
     }
 
@@ -75,6 +99,7 @@ impl Line {
     fn rule_value(&self) -> Option<&str> {
         match self {
             Line::Rule { value, .. } => Some(value),
+            Line::Padded { field, value, .. } if field.ends_with("llow") => Some(value),
             _ => None,
         }
     }
@@ -104,6 +129,13 @@ const AGENTS: &[&str] = &[
     "Walsh-Research*",
     "walsh-",
     "Walsh-Research\t",
+    // Issue #18: Unicode spaces, versions and `* x` read whole.
+    "Walsh-Research\u{a0}",
+    "*\u{a0}",
+    "* Googlebot",
+    "Walsh\u{2002}Research",
+    "Walsh-Research/1.2 (+https://wal.sh/bot/)",
+    "\u{3000}walsh",
 ];
 
 /// User-agent field spellings, near misses included.
@@ -129,7 +161,22 @@ const RULE_FIELDS: &[&str] = &[
 
 /// What separates field and value: a colon with or without whitespace,
 /// or (a near miss) no colon at all.
-const SEPARATORS: &[&str] = &[": ", ":", " : ", ":\t", " ", "\t", ":\x0C", " \x0B:"];
+const SEPARATORS: &[&str] = &[
+    ": ",
+    ":",
+    " : ",
+    ":\t",
+    " ",
+    "\t",
+    ":\x0C",
+    " \x0B:",
+    // Issue #18: white space only Unicode calls so.
+    ":\u{a0}",
+    "\u{a0}:",
+    ":\u{2002}",
+    ": \u{3000}",
+    ":\x1F",
+];
 
 /// What may follow a rule value on its line; most often nothing.
 const TAILS: &[&str] = &[
@@ -143,6 +190,9 @@ const TAILS: &[&str] = &[
     " \t",
     "\x0B",
     "\x0C ",
+    "\u{a0}",
+    "\u{2002}",
+    " \u{3000}",
 ];
 
 const DELAY_FIELDS: &[&str] = &["Crawl-delay", "crawl-delay", "Crawl_delay", "crawldelay"];
@@ -174,6 +224,12 @@ const OTHER_LINES: &[&str] = &[
     "Disallow /bare",
     "Allow /bare",
     "Clean-param: ref /x",
+    // Issue #18: lines other parsers broke on, and a field behind NBSP.
+    "Content-Signal: search=yes, ai-train=no",
+    "Content-Usage: train-ai=n",
+    "License: https://example.com/license.xml",
+    "\u{a0}Disallow: /nbsp",
+    "\u{3000}User-agent: *",
 ];
 
 /// Pieces of rule values and targets.
@@ -218,6 +274,21 @@ const SEGMENTS: &[&str] = &[
     "%C3%A9",
     "%7F",
     "&",
+    // Issue #18: octets a sent URL never carries raw (template rules),
+    // and the escapes of `/` and `?`.
+    "{x}",
+    "{",
+    "}",
+    "\"",
+    "<",
+    ">",
+    "`",
+    "'",
+    "%7B",
+    "%22",
+    "%2f",
+    "%3F",
+    "%3f",
 ];
 
 /// A rule value: usually rooted, sometimes starting with `*` or nothing,
@@ -280,7 +351,27 @@ fn line() -> impl Strategy<Value = Line> {
         1 => (prop::sample::select(DELAY_FIELDS), prop::sample::select(DELAY_VALUES))
             .prop_map(|(field, value)| Line::Delay { field, value }),
         1 => prop::sample::select(OTHER_LINES).prop_map(Line::Other),
+        1 => padded(),
     ]
+}
+
+/// A Disallow, Allow, User-agent or Crawl-delay line padded past Google's
+/// line limit (issue #18, class 4).
+fn padded() -> impl Strategy<Value = Line> {
+    let value = prop_oneof![
+        rule_value().prop_map(|v| ("Disallow", v)),
+        rule_value().prop_map(|v| ("Allow", v)),
+        agent().prop_map(|a| ("User-agent", a.to_string())),
+        prop::sample::select(DELAY_VALUES).prop_map(|d| ("Crawl-delay", d.to_string())),
+    ];
+    (value, 16_600usize..17_200, any::<bool>()).prop_map(|((field, value), pad, inside_name)| {
+        Line::Padded {
+            field,
+            value,
+            pad,
+            inside_name,
+        }
+    })
 }
 
 /// Field spellings are mostly right (most generated lines should be lines
@@ -515,18 +606,33 @@ fn free_target() -> impl Strategy<Value = String> {
 /// first violation.
 fn check(body: &[u8], targets: &[String]) -> Result<(), String> {
     assert!(body.len() <= MAX_BODY);
-    let model = Model::parse(body, TOKEN);
+    // The model in every reading of the text (issue #18: Unicode spaces,
+    // whole User-agent values, `%2F` and `%3F` as `/` and `?`): Policy
+    // must deny whatever any of them denies.
+    // A reading that cannot change anything here is not built: Unicode
+    // spaces need an octet beyond ASCII or a separator, the escapes of `/`
+    // and `?` a `%2`/`%3` somewhere.
+    let unicode = body.iter().any(|&b| b >= 0x80 || (0x1C..=0x1F).contains(&b));
+    let escapes = |s: &[u8]| s.windows(2).any(|w| w[0] == b'%' && (w[1] == b'2' || w[1] == b'3'));
+    let reserved = escapes(body) || targets.iter().any(|t| escapes(t.as_bytes()));
+    let models: Vec<(Options, Model)> = Options::all()
+        .filter(|o| (unicode || !o.unicode_space) && (reserved || !o.reserved_escapes))
+        .map(|o| (o, Model::parse_with(body, TOKEN, o)))
+        .collect();
+    let model = &models[0].1;
     let policy = Policy::parse(body, TOKEN);
     let show = || String::from_utf8_lossy(body).into_owned();
     for target in targets {
-        let m = model.decide(target);
         let p = policy.check(target);
-        if !m.allowed && p.allowed {
-            return Err(format!(
-                "Policy allows what the model denies (model line {:?}; Policy: {p})\ntarget {target:?}\nbody {:?}",
-                m.line,
-                show()
-            ));
+        for (options, model) in &models {
+            let m = model.decide(target);
+            if !m.allowed && p.allowed {
+                return Err(format!(
+                    "Policy allows what the model denies (reading {options:?}, model line {:?}; Policy: {p})\ntarget {target:?}\nbody {:?}",
+                    m.line,
+                    show()
+                ));
+            }
         }
         #[cfg(feature = "heapless")]
         {
@@ -548,7 +654,12 @@ fn check(body: &[u8], targets: &[String]) -> Result<(), String> {
             }
         }
     }
-    if let Some(want) = model.crawl_delay() {
+    let _ = model;
+    let longest = models
+        .iter()
+        .filter_map(|(_, m)| m.crawl_delay())
+        .reduce(f64::max);
+    if let Some(want) = longest {
         // wr-core clamps absurd values to a year (still "stay away").
         let want = want.min(MAX_CRAWL_DELAY.as_secs_f64());
         let got = policy.crawl_delay().map(|d| d.0.as_secs_f64());

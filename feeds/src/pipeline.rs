@@ -201,8 +201,9 @@ fn blocklist_to_row(list: &Blocklist, at: Timestamp) -> BlocklistRow {
 /// servers (and the R13 tagging) act on, so R2 must judge that path, not
 /// the spelling it arrived in. Redirect hops already come out of
 /// `Url::join` in this form. A URL the parser refuses is left as it is
-/// (the gate then calls it invalid).
-fn resolved(url: &str) -> String {
+/// (the gate then calls it invalid). Every command that judges a URL
+/// (`check`, `robots`, the digest run) judges this form.
+pub fn resolved(url: &str) -> String {
     match url::Url::parse(url) {
         Ok(mut u) => {
             u.set_fragment(None);

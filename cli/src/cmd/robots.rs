@@ -36,12 +36,21 @@ fn read_body(path: &PathBuf) -> std::io::Result<Vec<u8>> {
     }
 }
 
-/// The path+query a URL asks for, or why it cannot be evaluated.
+/// The path+query a URL asks for, in the form the bot would send it (the
+/// WHATWG serialisation the digest run and `check` judge: `{` in a path
+/// goes out as `%7B`, `/./a` as `/a`), or why it cannot be evaluated. A
+/// bare path is read as one on an http origin.
 fn target(arg: &str) -> Result<String, String> {
-    if arg.starts_with('/') {
-        return Ok(arg.split('#').next().unwrap_or(arg).to_string());
-    }
-    Url::parse(arg)
+    let absolute = if arg.starts_with('/') {
+        url::Url::parse("http://robots.invalid/")
+            .and_then(|base| base.join(arg))
+            .map(|u| u.to_string())
+            .map_err(|e| format!("{arg}: {e}"))?
+    } else {
+        arg.to_string()
+    };
+    let sent = wr_feeds::pipeline::resolved(&absolute);
+    Url::parse(&sent)
         .map(|u| u.path_and_query.to_string())
         .map_err(|e| format!("{arg}: {e}"))
 }

@@ -16,6 +16,9 @@
 //! would name `W`, a prefix of `walsh-research`, and the W3C link checker's
 //! group (in the corpus, www.w3.org's robots.txt) would select us.
 
+use super::lexer::{trim_unicode, uni_space_len};
+use super::variant::Variant;
+
 /// What a `User-agent` value names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum AgentToken<'a> {
@@ -43,6 +46,77 @@ pub fn product_token(value: &[u8]) -> AgentToken<'_> {
     } else {
         AgentToken::Named(&value[..n])
     }
+}
+
+/// What a `User-agent` value names in the reading `variant` (see
+/// [`Variant`]): the product token of [`product_token`], with Unicode's
+/// white space also ending it under [`Variant::UNICODE_SPACE`]; under
+/// [`Variant::WHOLE_AGENT`] the whole value (9.1.3 read literally: U is
+/// the value, so `Walsh-Research/1.2` is neither our token nor a prefix
+/// of it, and `* Googlebot` is not `*`).
+pub fn agent_token(value: &[u8], variant: Variant) -> AgentToken<'_> {
+    let value = if variant.unicode_space() {
+        trim_unicode(value)
+    } else {
+        value
+    };
+    if variant.whole_agent() {
+        return match value {
+            [] => AgentToken::Empty,
+            [b'*'] => AgentToken::Global,
+            v => AgentToken::Named(v),
+        };
+    }
+    if !variant.unicode_space() {
+        return product_token(value);
+    }
+    // The product token, ended by any white space character.
+    let mut n = 0;
+    while n < value.len() && value[n] != b'/' && uni_space_len(&value[n..]) == 0 {
+        n += 1;
+    }
+    match &value[..n] {
+        [] => AgentToken::Empty,
+        [b'*'] => AgentToken::Global,
+        t => AgentToken::Named(t),
+    }
+}
+
+/// How a token selects for `wanted` in the spec's and in Google's
+/// selection: `*`, a match of some length, or none.
+fn class(token: AgentToken<'_>, wanted: &[u8]) -> (Option<usize>, bool) {
+    match token {
+        AgentToken::Global => (Some(usize::MAX), true),
+        AgentToken::Named(t) => (spec_match_len(t, wanted), google_match(t, wanted)),
+        AgentToken::Empty => (None, false),
+    }
+}
+
+/// The [`Variant`] options (as bits) under which the `User-agent` value
+/// `value` (as the base reading trimmed it) selects otherwise for
+/// `wanted` than the base reading's product token does. Nearly every
+/// value is a plain token, which reads the same in every way.
+pub fn divergence(value: &[u8], wanted: &[u8]) -> u8 {
+    let base = product_token(value);
+    let plain = matches!(base, AgentToken::Named(t) if t.len() == value.len())
+        && value
+            .iter()
+            .all(|&b| b < 0x80 && !(0x1C..=0x1F).contains(&b));
+    if plain {
+        return 0;
+    }
+    let base = class(base, wanted);
+    let mut d = 0;
+    for bits in [
+        Variant::WHOLE_AGENT,
+        Variant::UNICODE_SPACE,
+        Variant::WHOLE_AGENT | Variant::UNICODE_SPACE,
+    ] {
+        if class(agent_token(value, Variant::of(bits)), wanted) != base {
+            d |= bits;
+        }
+    }
+    d
 }
 
 fn is_identifier(b: u8) -> bool {

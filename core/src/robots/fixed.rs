@@ -24,6 +24,7 @@
 
 use super::group::{events, RawRule, SelectSink, Selection};
 use super::group::{GOOGLE_GLOBAL, GOOGLE_NAMED, SPEC_GLOBAL, SPEC_NAMED};
+use super::variant::Variant;
 use super::{decide, limit, CrawlDelay, Form, Head, Key, RuleKind, RuleSet, RuleView, Verdict};
 use super::{IN_GOOGLE, IN_SPEC};
 use crate::percent;
@@ -350,6 +351,8 @@ pub struct FixedPolicy<const RULES: usize, const BYTES: usize> {
     global: FixedSet<RULES, BYTES>,
     spec_set: u8,
     google_set: u8,
+    /// Another [`Variant`] may read the file otherwise (issue #18).
+    diverged: bool,
 }
 
 const NAMED: u8 = SPEC_NAMED | GOOGLE_NAMED;
@@ -362,6 +365,11 @@ impl<'a, const RULES: usize, const BYTES: usize> SelectSink<'a> for Sink<'_, RUL
         self.0.named.drop_set(set);
     }
     fn rule(&mut self, sets: u8, rule: RawRule<'a>) {
+        // `%2F` or `%3F` in a rule: the RESERVED_ESCAPES reading would
+        // need a second rule set (see `Variant`).
+        if percent::has_reserved_escape(rule.value) {
+            self.0.diverged = true;
+        }
         if sets & NAMED != 0 {
             self.0.named.add(rule, sets & NAMED);
         }
@@ -391,6 +399,7 @@ impl<const RULES: usize, const BYTES: usize> Default for FixedPolicy<RULES, BYTE
             global: FixedSet::new(),
             spec_set: SPEC_GLOBAL,
             google_set: GOOGLE_GLOBAL,
+            diverged: false,
         }
     }
 }
@@ -410,17 +419,22 @@ impl<const RULES: usize, const BYTES: usize> FixedPolicy<RULES, BYTES> {
         for set in [&mut self.named, &mut self.global] {
             set.clear();
         }
+        self.diverged = false;
         let limited = limit(body);
-        let mut selection = Selection::new(token.as_bytes());
-        let (spec_set, google_set) = {
+        let mut selection = Selection::new(token.as_bytes(), Variant::BASE);
+        let (spec_set, google_set, lexed) = {
             let mut sink = Sink(self);
-            events(limited.head, limited.tail, |ev| {
+            let lexed = events(limited.head, limited.tail, Variant::BASE, |ev| {
                 selection.event(ev, &mut sink)
             });
-            selection.finish(&mut sink)
+            let (spec, google) = selection.finish(&mut sink);
+            (spec, google, lexed)
         };
         self.spec_set = spec_set;
         self.google_set = google_set;
+        // No room for a second set of rules: a file another reading of
+        // whose text may select otherwise is over-blocked, and says so.
+        self.diverged |= (lexed | selection.diverges) != 0;
     }
 
     fn chosen(&self) -> Chosen<'_, RULES, BYTES> {
@@ -440,7 +454,7 @@ impl<const RULES: usize, const BYTES: usize> FixedPolicy<RULES, BYTES> {
     /// Whether a capacity was exceeded for the selected rules, so answers may
     /// over-block.
     pub fn overflowed(&self) -> bool {
-        self.flags(|s| s.deny_all | s.lossy)
+        self.diverged || self.flags(|s| s.deny_all | s.lossy)
     }
 
     /// The selected Crawl-delay: the largest any reading selected.
@@ -475,16 +489,51 @@ impl<const RULES: usize, const BYTES: usize> FixedPolicy<RULES, BYTES> {
     /// [`FixedPolicy::check`] on raw octets (a request target need not be
     /// UTF-8), as [`crate::robots::Policy::check_bytes`] is for `Policy`.
     pub fn check_bytes(&self, path_and_query: &[u8]) -> Verdict<'_> {
-        if self.flags(|s| s.deny_all) {
+        if self.diverged || self.flags(|s| s.deny_all) {
             return Verdict {
                 allowed: false,
                 rule: None,
                 reading: super::Reading::Spec,
                 overflow: true,
+                variant: Variant::BASE,
             };
         }
         let mut v = decide::<_, FIXED_SCRATCH>(self.chosen(), path_and_query);
+        if v.allowed && percent::has_reserved_escape(path_and_query) {
+            v = self.check_reserved(path_and_query);
+        }
         v.overflow = !v.allowed && self.flags(|s| s.lossy);
         v
+    }
+
+    /// The target with `%2F` and `%3F` read as `/` and `?` (the
+    /// RESERVED_ESCAPES reading of `Variant`), decoded on the stack; one
+    /// too long for it is denied, as an overflow.
+    fn check_reserved(&self, path_and_query: &[u8]) -> Verdict<'_> {
+        let mut buf = [0u8; FIXED_SCRATCH];
+        let mut n = 0;
+        let mut fits = true;
+        percent::decode_reserved(path_and_query, &mut |b| match buf.get_mut(n) {
+            Some(o) => {
+                *o = b;
+                n += 1;
+            }
+            None => fits = false,
+        });
+        let reserved = Variant::BASE.with(Variant::RESERVED_ESCAPES);
+        if !fits {
+            return Verdict {
+                allowed: false,
+                rule: None,
+                reading: super::Reading::Spec,
+                overflow: true,
+                variant: reserved,
+            };
+        }
+        let v = decide::<_, FIXED_SCRATCH>(self.chosen(), &buf[..n]);
+        Verdict {
+            variant: if v.allowed { Variant::BASE } else { reserved },
+            ..v
+        }
     }
 }

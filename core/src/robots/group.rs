@@ -20,8 +20,9 @@
 //! an Allow (a misspelt Allow must not allow), though it still closes a run
 //! in Google's grouping as Google's parser would.
 
-use super::agent::{google_match, spec_match_len, AgentToken};
-use super::lexer::{lines, read, superset_cut, Directive};
+use super::agent::{agent_token, divergence, google_match, spec_match_len, AgentToken};
+use super::lexer::{lines_in, read, superset_cut, Directive};
+use super::variant::Variant;
 use super::{CrawlDelay, RuleKind};
 use crate::constants::ROBOTS_MAX_BYTES;
 
@@ -42,6 +43,9 @@ pub(crate) enum Event<'a> {
     /// A User-agent line.
     Agent {
         token: AgentToken<'a>,
+        /// The value as written (trimmed), for the selector's test of
+        /// whether another [`Variant`] would read it otherwise.
+        value: &'a [u8],
         #[cfg_attr(not(feature = "alloc"), allow(dead_code))]
         line: u32,
         /// Read the same by the spec's grammar (see `lexer::Line::strict`).
@@ -60,17 +64,25 @@ pub(crate) enum Event<'a> {
     Sitemap(#[cfg_attr(not(feature = "alloc"), allow(dead_code))] &'a [u8]),
 }
 
-/// Feeds the events of `body` (the whole lines kept of a truncated body) to
-/// `f`, then those of `tail`, the start of the line the 500 KiB limit cut
-/// (see `limit`).
-pub(crate) fn events<'a>(body: &'a [u8], tail: Option<&'a [u8]>, mut f: impl FnMut(Event<'a>)) {
+/// Feeds the events of `body` (the whole lines kept of a truncated body),
+/// as `variant` reads it, to `f`, then those of `tail`, the start of the
+/// line the 500 KiB limit cut (see `limit`). Returns the options under
+/// which some line may read otherwise (see `Lines::diverges`).
+pub(crate) fn events<'a>(
+    body: &'a [u8],
+    tail: Option<&'a [u8]>,
+    variant: Variant,
+    mut f: impl FnMut(Event<'a>),
+) -> u8 {
     let mut last_line = 0;
-    for line in lines(body) {
+    let mut lines = lines_in(body, variant);
+    for line in &mut lines {
         last_line = line.number;
         let strict = line.strict;
         match line.directive {
             Directive::UserAgent(v) => f(Event::Agent {
-                token: super::agent::product_token(v),
+                token: agent_token(v, variant),
+                value: v,
                 line: line.number,
                 strict,
             }),
@@ -121,6 +133,7 @@ pub(crate) fn events<'a>(body: &'a [u8], tail: Option<&'a [u8]>, mut f: impl FnM
             });
         }
     }
+    lines.diverges()
 }
 
 /// Candidate set: groups naming our token in the spec's selection.
@@ -275,6 +288,10 @@ impl<'t> Selector<'t> {
 pub(crate) struct Selection<'t> {
     spec: Selector<'t>,
     google: Selector<'t>,
+    /// In the base reading: the [`Variant`] options under which some
+    /// `User-agent` value selects otherwise (see `agent::divergence`).
+    pub diverges: u8,
+    base: bool,
     /// The sets of the last strict rule line, while nothing else came
     /// since: both selectors are then closed and resolved, and the next
     /// strict rule line belongs to the same sets.
@@ -282,10 +299,12 @@ pub(crate) struct Selection<'t> {
 }
 
 impl<'t> Selection<'t> {
-    pub fn new(wanted: &'t [u8]) -> Self {
+    pub fn new(wanted: &'t [u8], variant: Variant) -> Self {
         Selection {
             spec: Selector::new(wanted, false),
             google: Selector::new(wanted, true),
+            diverges: 0,
+            base: variant.is_base(),
             strict_rule_sets: None,
         }
     }
@@ -313,7 +332,15 @@ impl<'t> Selection<'t> {
 
     fn other_event<'a>(&mut self, ev: Event<'a>, sink: &mut impl SelectSink<'a>) {
         match ev {
-            Event::Agent { token, strict, .. } => {
+            Event::Agent {
+                token,
+                value,
+                strict,
+                ..
+            } => {
+                if self.base {
+                    self.diverges |= divergence(value, self.spec.wanted);
+                }
                 if strict {
                     self.spec.agent(token, sink);
                 }

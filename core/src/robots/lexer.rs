@@ -21,6 +21,8 @@ use nom::combinator::rest;
 use nom::sequence::preceded;
 use nom::{IResult, Parser};
 
+pub use super::variant::Variant;
+
 /// Longest line content kept, in octets, as in Google's parser
 /// (2083 × 8 − 1). Longer Disallow values are cut here; see `Directive`.
 pub const MAX_LINE: usize = 2083 * 8 - 1;
@@ -74,10 +76,17 @@ pub fn skip_bom(body: &[u8]) -> &[u8] {
 /// Iterates over the lines of `body` (BOM already skipped or not; this
 /// skips it). CR, LF and CRLF all end a line.
 pub fn lines(body: &[u8]) -> Lines<'_> {
+    lines_in(body, Variant::BASE)
+}
+
+/// [`lines`] as `variant` reads them (see [`Variant`]).
+pub fn lines_in(body: &[u8], variant: Variant) -> Lines<'_> {
     Lines {
         rest: skip_bom(body),
         number: 0,
         ends: Ends::new(),
+        variant,
+        diverges: 0,
     }
 }
 
@@ -87,6 +96,18 @@ pub struct Lines<'a> {
     rest: &'a [u8],
     number: u32,
     ends: Ends,
+    variant: Variant,
+    diverges: u8,
+}
+
+impl Lines<'_> {
+    /// The [`Variant`] options under which some line read so far may be
+    /// read otherwise (a union of `Variant::UNICODE_SPACE` and
+    /// `Variant::LINE_LIMIT`): the base reading sets them, so that a file
+    /// whose readings cannot differ is read once.
+    pub fn diverges(&self) -> u8 {
+        self.diverges
+    }
 }
 
 /// The searches for a line's end (`\n`, `\r`, and `#` for a directive),
@@ -155,8 +176,20 @@ impl<'a> Iterator for Lines<'a> {
         // comments, blank lines) needs only its end. A directive line's
         // end or comment, whichever comes first, takes one search: rule
         // lines rarely carry a comment.
-        let start = rest.iter().position(|&b| !is_ws(b)).unwrap_or(rest.len());
-        let directive_like = rest.get(start).is_some_and(|&b| starts_field(b));
+        let mut start = rest.iter().position(|&b| !is_ws(b)).unwrap_or(rest.len());
+        let mut directive_like = rest.get(start).is_some_and(|&b| starts_field(b));
+        if !directive_like && rest.get(start).is_some_and(|&b| may_start_space(b)) {
+            // A line that starts with a space only Unicode calls one.
+            let after = start + uni_space_run(&rest[start..]);
+            if after > start && rest.get(after).is_some_and(|&b| starts_field(b)) {
+                if self.variant.unicode_space() {
+                    start = after;
+                    directive_like = true;
+                } else {
+                    self.diverges |= Variant::UNICODE_SPACE;
+                }
+            }
+        }
         let (end, hash) = if directive_like {
             match self.ends.end_or_hash(&rest[start..]) {
                 Some(i) if rest[start + i] == b'#' => (
@@ -189,7 +222,7 @@ impl<'a> Iterator for Lines<'a> {
         self.rest = next;
         self.number = self.number.saturating_add(1);
         let (directive, strict) = if directive_like {
-            read_field(line, start, hash)
+            read_field(line, start, hash, self.variant, &mut self.diverges)
         } else {
             (Directive::Unknown, true)
         };
@@ -232,6 +265,75 @@ fn trim(mut s: &[u8]) -> &[u8] {
     s
 }
 
+/// Whether `b` may start a character that Unicode counts as white space
+/// and [`is_ws`] does not: a lead octet of U+0085, U+00A0, U+1680,
+/// U+2000-U+200A, U+2028, U+2029, U+202F, U+205F or U+3000, or one of
+/// the separators 0x1C-0x1F that Python's `str.strip` also removes.
+#[inline(always)]
+fn may_start_space(b: u8) -> bool {
+    matches!(b, 0xC2 | 0xE1..=0xE3 | 0x1C..=0x1F)
+}
+
+/// Octets of the white space character (Unicode `White_Space`, and
+/// 0x1C-0x1F) at the start of `s`; 0 when none.
+#[inline(never)]
+pub(crate) fn uni_space_len(s: &[u8]) -> usize {
+    match s {
+        [b' ' | b'\t' | 0x0b | 0x0c | 0x1c..=0x1f, ..] => 1,
+        [0xC2, 0x85 | 0xA0, ..] => 2,
+        [0xE1, 0x9A, 0x80, ..]
+        | [0xE2, 0x80, 0x80..=0x8A | 0xA8 | 0xA9 | 0xAF, ..]
+        | [0xE2, 0x81, 0x9F, ..]
+        | [0xE3, 0x80, 0x80, ..] => 3,
+        _ => 0,
+    }
+}
+
+/// Octets of the white space character at the end of `s`; 0 when none.
+fn uni_space_len_back(s: &[u8]) -> usize {
+    for n in [1, 2, 3] {
+        if s.len() >= n && uni_space_len(&s[s.len() - n..]) == n {
+            return n;
+        }
+    }
+    0
+}
+
+/// Octets of the run of white space characters at the start of `s`.
+fn uni_space_run(s: &[u8]) -> usize {
+    let mut n = 0;
+    loop {
+        match uni_space_len(&s[n..]) {
+            0 => return n,
+            k => n += k,
+        }
+    }
+}
+
+/// `trim` of every white space character Unicode knows (issue #18:
+/// `Disallow:\u{a0}/private` is read by Python's parser, the platform
+/// parser of spec 15.1, as `/private`).
+// Out of line: called from the line loop of every model (rarely).
+#[inline(never)]
+pub fn trim_unicode(mut s: &[u8]) -> &[u8] {
+    s = &s[uni_space_run(s)..];
+    loop {
+        match uni_space_len_back(s) {
+            0 => return s,
+            k => s = &s[..s.len() - k],
+        }
+    }
+}
+
+/// Whether `s`, trimmed of ASCII blanks, would lose more to
+/// [`trim_unicode`]: a white space character only Unicode knows at either
+/// end. Tested on the values of the common lines, so cheap first.
+#[inline(always)]
+fn unicode_trims_more(s: &[u8]) -> bool {
+    let edge = |b: Option<&u8>| b.is_some_and(|&b| b >= 0x80 || (0x1C..=0x1F).contains(&b));
+    (edge(s.first()) || edge(s.last())) && trim_unicode(s).len() != s.len()
+}
+
 /// `key ws* ':' value` — the regular form.
 fn colon_form(input: &[u8]) -> IResult<&[u8], (&[u8], &[u8])> {
     (take_till(|b| b == b':'), preceded(nchar(':'), rest)).parse(input)
@@ -248,9 +350,11 @@ fn space_form(input: &[u8]) -> IResult<&[u8], (&[u8], &[u8])> {
     Ok((input, (key, value)))
 }
 
-/// The key and value of a line, and whether a colon separated them.
-fn key_value(line: &[u8]) -> Option<(&[u8], &[u8], bool)> {
-    let line = trim(line);
+/// The key and value of a line, and whether a colon separated them;
+/// `uni`: trimmed of every white space character Unicode knows.
+fn key_value(line: &[u8], uni: bool) -> Option<(&[u8], &[u8], bool)> {
+    let t = if uni { trim_unicode } else { trim };
+    let line = t(line);
     let (key, value, colon) = match colon_form(line) {
         Ok((_, (k, v))) => (k, v, true),
         Err(_) => {
@@ -258,11 +362,11 @@ fn key_value(line: &[u8]) -> Option<(&[u8], &[u8], bool)> {
             (k, v, false)
         }
     };
-    let key = trim(key);
+    let key = t(key);
     if key.is_empty() {
         return None;
     }
-    Some((key, trim(value), colon))
+    Some((key, t(value), colon))
 }
 
 fn starts_with_ci(s: &[u8], prefix: &[u8]) -> bool {
@@ -387,22 +491,44 @@ fn read_with_comment(line: &[u8], hash: Option<usize>) -> (Directive<'_>, bool) 
     if !line.get(start).is_some_and(|&b| starts_field(b)) {
         return (Directive::Unknown, true);
     }
-    read_field(line, start, hash)
+    read_field(line, start, hash, Variant::BASE, &mut 0)
 }
 
 /// [`read`] of a line whose first non-blank octet, at `start`, may start a
 /// field name, given where its first `#` is. Inlined into the line loop: a
 /// directive returned through memory costs a store forwarding stall per
 /// line.
+/// `diverges` gathers the [`Variant`] options under which the line may be
+/// read otherwise (see [`Lines::diverges`]).
 #[inline(always)]
-fn read_field(line: &[u8], start: usize, hash: Option<usize>) -> (Directive<'_>, bool) {
+fn read_field<'a>(
+    line: &'a [u8],
+    start: usize,
+    hash: Option<usize>,
+    variant: Variant,
+    diverges: &mut u8,
+) -> (Directive<'a>, bool) {
     // A comment runs from `#` to the end of the line, wherever it starts.
     let content = match hash {
         Some(i) => &line[..i],
         None => line,
     };
-    if let Some(d) = common(&content[start..]) {
-        return (d, true);
+    // The common shapes read the same without a line limit and with
+    // ASCII blanks; the base reading notes a value that Unicode's white
+    // space would trim further.
+    if !variant.unicode_space() && !variant.line_limit() {
+        if let Some(d) = common(&content[start..]) {
+            if let Directive::Disallow { value, .. }
+            | Directive::Allow(value)
+            | Directive::UserAgent(value)
+            | Directive::CrawlDelay(value) = d
+            {
+                if variant.is_base() && unicode_trims_more(value) {
+                    *diverges |= Variant::UNICODE_SPACE;
+                }
+            }
+            return (d, true);
+        }
     }
     // Every name the tolerant reading knows starts with one of these
     // (`user…`, `allow`, `dis…`/`dia…`, `crawl…`, `site…`): any other
@@ -416,15 +542,41 @@ fn read_field(line: &[u8], start: usize, hash: Option<usize>) -> (Directive<'_>,
     ) {
         return (Directive::Unknown, true);
     }
-    general(content)
+    general(content, variant, diverges)
 }
 
 /// [`read`] of a line's content (comment removed) in full generality.
+///
+/// The spec's reading has no line limit: the key and the value are read
+/// from the whole line, so padding before a value or inside a field name
+/// never drops a directive (issue #18). Google's 16,663-octet limit is the
+/// [`Variant::LINE_LIMIT`] reading of the same line.
 #[inline(never)]
-fn general(content: &[u8]) -> (Directive<'_>, bool) {
+fn general<'a>(content: &'a [u8], variant: Variant, diverges: &mut u8) -> (Directive<'a>, bool) {
+    let read = general_in(content, variant);
+    if variant.is_base() {
+        if content.len() > MAX_LINE {
+            *diverges |= Variant::LINE_LIMIT;
+        }
+        if content.iter().any(|&b| may_start_space(b))
+            && general_in(content, Variant::BASE.with(Variant::UNICODE_SPACE)) != read
+        {
+            *diverges |= Variant::UNICODE_SPACE;
+        }
+    }
+    read
+}
+
+/// [`general`] in one reading.
+fn general_in(content: &[u8], variant: Variant) -> (Directive<'_>, bool) {
     let over_long = content.len() > MAX_LINE;
-    let kept = cut_at_char_boundary(content, MAX_LINE);
-    let Some((key, value, colon)) = key_value(kept) else {
+    let limited = variant.line_limit() && over_long;
+    let kept = if limited {
+        cut_at_char_boundary(content, MAX_LINE)
+    } else {
+        content
+    };
+    let Some((key, value, colon)) = key_value(kept, variant.unicode_space()) else {
         return (Directive::Unknown, true);
     };
     // The spec's grammar: a colon, and the whole field name.
@@ -440,10 +592,12 @@ fn general(content: &[u8]) -> (Directive<'_>, bool) {
         }
         b'a' if is(&[b"allow"]) => {
             let strict = exact(b"allow");
-            if over_long {
+            if limited {
                 // A cut Allow would permit more than its author wrote:
                 // keep the whole value (R2c: never under-block).
-                let full = key_value(content).map(|(_, v, _)| v).unwrap_or(value);
+                let full = key_value(content, variant.unicode_space())
+                    .map(|(_, v, _)| v)
+                    .unwrap_or(value);
                 (Directive::Allow(full), strict)
             } else {
                 (Directive::Allow(value), strict)
@@ -458,10 +612,12 @@ fn general(content: &[u8]) -> (Directive<'_>, bool) {
             b"disallaw",
         ]) =>
         {
-            let truncated_from = if over_long {
-                key_value(content)
+            let truncated_from = if limited {
+                key_value(content, variant.unicode_space())
                     .map(|(_, v, _)| v.len())
-                    .filter(|&n| n > value.len())
+                    // Cut before its value (padding), Google reads an empty
+                    // Disallow; the base reading keeps the whole rule.
+                    .filter(|&n| n > value.len() && !value.is_empty())
             } else {
                 None
             };
@@ -587,7 +743,7 @@ mod tests {
             let fast = common(line).expect("a common shape");
             assert_eq!(
                 (fast, true),
-                general(line),
+                general_in(line, Variant::BASE),
                 "{:?}",
                 core::str::from_utf8(line)
             );
@@ -625,7 +781,7 @@ mod tests {
                     let mut l = line.clone();
                     l[at] = o;
                     if let Some(d) = common(&l) {
-                        assert_eq!((d, true), general(&l), "{l:?}");
+                        assert_eq!((d, true), general_in(&l, Variant::BASE), "{l:?}");
                     }
                 }
             }
@@ -728,7 +884,9 @@ mod tests {
             line.push(b'a');
         }
         line.extend_from_slice("ツツ".as_bytes());
-        match directive(&line) {
+        // Google's limit, the LINE_LIMIT reading: cut, never inside a
+        // character, and marked cut.
+        match general_in(&line, Variant::BASE.with(Variant::LINE_LIMIT)).0 {
             Directive::Disallow {
                 value,
                 truncated_from,
@@ -739,5 +897,13 @@ mod tests {
             }
             d => panic!("{d:?}"),
         }
+        // The spec's reading has no limit: the whole value, not cut.
+        assert_eq!(
+            directive(&line),
+            Directive::Disallow {
+                value: &line[10..],
+                truncated_from: None
+            }
+        );
     }
 }

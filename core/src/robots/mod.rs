@@ -26,6 +26,9 @@ pub mod lexer;
 pub mod matcher;
 #[cfg(feature = "alloc")]
 mod model;
+pub mod variant;
+
+pub use variant::Variant;
 
 #[cfg(feature = "alloc")]
 pub use model::{Group, Policy, Robots, Selected};
@@ -137,6 +140,9 @@ pub struct Verdict<'a> {
     /// Set when the answer is a deliberate over-block because a fixed
     /// capacity was exceeded (never set by the allocating model).
     pub overflow: bool,
+    /// How the file was read when it denied: [`Variant::BASE`] but for the
+    /// few files another reading of whose text denies (issue #18).
+    pub variant: Variant,
 }
 
 impl fmt::Display for Verdict<'_> {
@@ -148,7 +154,14 @@ impl fmt::Display for Verdict<'_> {
         })?;
         match self.rule {
             Some(r) if self.reading != Reading::Spec => {
-                write!(f, " by {r} in {}", self.reading.as_str())
+                write!(f, " by {r} in {}", self.reading.as_str())?;
+                if !self.variant.is_base() {
+                    write!(f, " ({})", self.variant)?;
+                }
+                Ok(())
+            }
+            Some(r) if !self.variant.is_base() => {
+                write!(f, " by {r} in the spec's reading ({})", self.variant)
             }
             Some(r) => write!(f, " by {r}"),
             None if self.overflow => f.write_str(" (capacity exceeded: over-blocking)"),
@@ -1099,6 +1112,7 @@ fn verdict(rule: Option<RuleView<'_>>, reading: Reading) -> Verdict<'_> {
         }),
         reading,
         overflow: false,
+        variant: Variant::BASE,
     }
 }
 
@@ -1162,8 +1176,9 @@ pub(crate) fn decide<'a, R: RuleSet<'a>, const SCRATCH: usize>(
     }
 }
 
-/// In one pass of eight octets at a time: whether `t` is canonical
-/// ([`percent::is_canonical`]: no `%`, no octet outside 0x21..=0x7E) and
+/// In one pass of eight octets at a time: whether `t` is plain (no `%`,
+/// no octet outside 0x21..=0x7E, none of the octets a sent URL never
+/// carries raw in its path or in its query, see [`percent::never_raw`]) and
 /// whether it holds a `?` (each test is exact for "some octet of the word";
 /// the last word overlaps the one before it). Half the targets of a feed
 /// bot carry a query.
@@ -1172,15 +1187,28 @@ fn scan_target(t: &[u8]) -> (bool, bool) {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
     let zero = |v: u64| v.wrapping_sub(ONES) & !v & HIGH;
+    // Without its `& HIGH`, for several tests that share one.
+    let z = |v: u64| v.wrapping_sub(ONES) & !v;
+    let eq = |w: u64, b: u8| w ^ (ONES * u64::from(b));
     let word = |w: u64| {
-        zero(w ^ (ONES * u64::from(b'%')))
-            | zero(w ^ (ONES * 0x7f))
-            | (w.wrapping_sub(ONES * 0x21) & !w & HIGH)
+        // `%`, DEL, below 0x21, above 0x7F; then the octets a sent URL
+        // never carries raw somewhere (`percent::never_raw`): `"` `'` `` ` ``
+        // `{`, `<` or `>` (| 2 is `>`), `}` or DEL (| 2 is DEL).
+        ((z(eq(w, b'%'))
+            | z(eq(w, 0x7f))
+            | (w.wrapping_sub(ONES * 0x21) & !w)
+            | z(eq(w, b'"'))
+            | z(eq(w, b'\''))
+            | z(eq(w, b'`'))
+            | z(eq(w, b'{'))
+            | z(eq(w | (ONES * 2), b'>'))
+            | z(eq(w | (ONES * 2), 0x7f)))
+            & HIGH)
             | (w & HIGH)
     };
     let question = |w: u64| zero(w ^ (ONES * u64::from(b'?')));
     if t.len() < 8 {
-        return (percent::is_canonical(t), t.contains(&b'?'));
+        return (!t.iter().any(|&b| plain_special(b)), t.contains(&b'?'));
     }
     let (mut bad, mut query) = (0u64, 0u64);
     let mut words = t.chunks_exact(8);
@@ -1196,6 +1224,16 @@ fn scan_target(t: &[u8]) -> (bool, bool) {
         query |= question(w);
     }
     (bad == 0, query != 0)
+}
+
+/// Whether `b` keeps a target off the fast path wherever it is (see
+/// [`scan_target`]).
+#[inline]
+fn plain_special(b: u8) -> bool {
+    b == b'%'
+        || b.wrapping_sub(0x21) >= 0x5e
+        || percent::never_raw(b, false)
+        || percent::never_raw(b, true)
 }
 
 /// [`percent::rfc_differs`], with the `?` found in line (a target is short).
@@ -1376,11 +1414,17 @@ mod tests {
                 .map(|_| match next(16) {
                     0 => next(256) as u8,
                     1 => b"?:/#[]@%"[next(8) as usize],
+                    2 => b"\"'`{}<>|~="[next(10) as usize],
                     _ => b"/ab=&.-"[next(7) as usize],
                 })
                 .collect();
-            let want = (percent::is_canonical(&t), t.contains(&b'?'));
+            let plain_ref = !t
+                .iter()
+                .any(|&b| b == b'%' || !(0x21..=0x7e).contains(&b) || b"\"'`{}<>".contains(&b));
+            let want = (plain_ref, t.contains(&b'?'));
             assert_eq!(scan_target(&t), want, "{t:?}");
+            // A plain target is its own canonical form.
+            assert!(!want.0 || percent::is_canonical(&t), "{t:?}");
             assert_eq!(rfc_differs(&t), percent::rfc_differs(&t), "{t:?}");
             // Whatever `decide` sends to the plain path is plain.
             let (plain, query) = scan_target(&t);
@@ -1391,7 +1435,8 @@ mod tests {
         for b in 0..=255u8 {
             let t = [b'/', b'a', b'b', b'c', b'd', b'e', b'f', b'g', b'h', b];
             for t in [&t[..], &t[2..], &t[6..]] {
-                let want = (percent::is_canonical(t), t.contains(&b'?'));
+                let plain = !(b == b'%' || !(0x21..=0x7e).contains(&b) || b"\"'`{}<>".contains(&b));
+                let want = (plain, t.contains(&b'?'));
                 assert_eq!(scan_target(t), want, "{b}");
             }
         }

@@ -4,6 +4,7 @@
 use super::agent::AgentToken;
 use super::group::{events, Event, RawRule, SelectSink, Selection};
 use super::group::{GOOGLE_GLOBAL, GOOGLE_NAMED, SPEC_GLOBAL, SPEC_NAMED};
+use super::variant::Variant;
 use super::Verdict;
 use super::{decide, limit, CrawlDelay, Form, Head, Key, Limited, RuleKind, RuleSet, RuleView};
 use super::{IN_GOOGLE, IN_SPEC};
@@ -35,7 +36,7 @@ fn push_with(arena: &mut Vec<u8>, f: impl FnOnce(&mut Vec<u8>)) -> Span {
     Span(start as u32, (arena.len() - start) as u32)
 }
 
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct StoredRule {
     kind: RuleKind,
     line: u32,
@@ -80,6 +81,12 @@ pub struct Policy {
     selected: Selected,
     google_selected: Selected,
     truncated: bool,
+    /// The file in the other [`Variant`]s that read it otherwise, with
+    /// the rules they select (see `robots::variant`); empty for nearly
+    /// every file. A path is allowed only if each allows it too. One
+    /// pointer: the gate keeps a `Policy` per origin.
+    #[allow(clippy::box_collection)]
+    variants: Option<Box<Vec<(Variant, Policy)>>>,
 }
 
 /// Which group(s) a [`Policy`] came from, in the spec's selection.
@@ -408,6 +415,7 @@ impl PolicyBuilder<'_> {
             selected,
             google_selected,
             truncated,
+            variants: None,
         }
     }
 }
@@ -474,6 +482,60 @@ impl Policy {
     /// in every reading. Never fails; bodies over 500 KiB are cut (section
     /// 9.1.1).
     pub fn parse(body: &[u8], token: &str) -> Policy {
+        let (mut policy, mut diverges) = Policy::parse_in(body, token, Variant::BASE);
+        // The kept values (and their forms) lie in the arena: one search
+        // for a `%` tells nearly every file that none names `/` or `?`.
+        if percent::has_reserved_escape(&policy.arena) {
+            diverges |= Variant::RESERVED_ESCAPES;
+        }
+        if diverges != 0 {
+            policy.add_variants(body, token, diverges);
+        }
+        policy
+    }
+
+    /// The file in every combination of the options `diverges` that gives
+    /// other rules than the base reading did (see `robots::variant`).
+    #[inline(never)]
+    fn add_variants(&mut self, body: &[u8], token: &str, mut diverges: u8) {
+        let mut variants: Vec<(Variant, Policy)> = Vec::new();
+        // In increasing order, so that a variant that selects rules
+        // escaping `/` or `?` (the base selected none) is read with
+        // RESERVED_ESCAPES too, whose bit comes last.
+        for bits in 1..=Variant::ALL {
+            if bits & !diverges != 0 {
+                continue;
+            }
+            let variant = Variant::of(bits);
+            let (p, _) = Policy::parse_in(body, token, variant);
+            if !variant.reserved_escapes() && percent::has_reserved_escape(&p.arena) {
+                diverges |= Variant::RESERVED_ESCAPES;
+            }
+            let same = |q: &Policy| q.arena == p.arena && q.rules == p.rules;
+            self.crawl_delay = self.crawl_delay.max(p.crawl_delay);
+            if !same(self) && !variants.iter().any(|(_, q)| same(q)) {
+                variants.push((variant, p));
+            }
+        }
+        if !variants.is_empty() {
+            self.variants = Some(Box::new(variants));
+        }
+    }
+
+    /// [`Policy::parse`] in one [`Variant`], and the options under which
+    /// some line of the file may be read otherwise (only the base reading
+    /// looks).
+    fn parse_in(body: &[u8], token: &str, variant: Variant) -> (Policy, u8) {
+        if variant.reserved_escapes() {
+            let mut decoded = Vec::with_capacity(body.len());
+            percent::decode_reserved(body, &mut |b| decoded.push(b));
+            return Policy::parse_plain(&decoded, token, variant);
+        }
+        Policy::parse_plain(body, token, variant)
+    }
+
+    /// [`Policy::parse_in`] of a text already decoded as `variant` reads it.
+    fn parse_plain(body: &[u8], token: &str, variant: Variant) -> (Policy, u8) {
         let Limited {
             head,
             tail,
@@ -483,14 +545,21 @@ impl Policy {
         // A rule line takes some 30 octets: room for the rules of most
         // files at once, without reserving much for a large HTML body.
         builder.rules.reserve((head.len() / 32).min(256));
-        let mut selection = Selection::new(token.as_bytes());
-        events(head, tail, |ev| selection.event(ev, &mut builder));
+        let mut selection = Selection::new(token.as_bytes(), variant);
+        let lexed = events(head, tail, variant, |ev| selection.event(ev, &mut builder));
         let sets = selection.finish(&mut builder);
-        builder.finish(
+        let policy = builder.finish(
             sets,
             (selection.spec_named(), selection.google_named()),
             truncated,
-        )
+        );
+        (policy, lexed | selection.diverges)
+    }
+
+    /// The [`Variant`]s of the file that select other rules than its base
+    /// reading (see `robots::variant`): empty for nearly every file.
+    pub fn variants(&self) -> impl Iterator<Item = Variant> + '_ {
+        self.variants.iter().flat_map(|v| v.iter()).map(|(v, _)| *v)
     }
 
     /// A policy with no rules: everything allowed (robots.txt answered 4xx).
@@ -506,7 +575,53 @@ impl Policy {
 
     /// [`Policy::check`] on raw octets.
     pub fn check_bytes(&self, path_and_query: &[u8]) -> Verdict<'_> {
-        decide::<_, POLICY_SCRATCH>(self, path_and_query)
+        let v = decide::<_, POLICY_SCRATCH>(self, path_and_query);
+        if !v.allowed || (self.variants.is_none() && memchr::memchr(b'%', path_and_query).is_none())
+        {
+            return v;
+        }
+        self.check_variants(path_and_query).unwrap_or(v)
+    }
+
+    /// The first denial of `path_and_query` in another [`Variant`]: by each
+    /// kept variant of the file, and, when the target escapes `/` or `?`,
+    /// of the target read as Python's parser reads it.
+    #[inline(never)]
+    fn check_variants(&self, path_and_query: &[u8]) -> Option<Verdict<'_>> {
+        let mut decoded = Vec::new();
+        if percent::has_reserved_escape(path_and_query) {
+            percent::decode_reserved(path_and_query, &mut |b| decoded.push(b));
+        }
+        let base = [(Variant::BASE, self)];
+        let kept = self
+            .variants
+            .iter()
+            .flat_map(|v| v.iter())
+            .map(|(v, p)| (*v, p));
+        for (variant, p) in base.into_iter().chain(kept) {
+            // A variant that reads `%2F` as `/` reads the target so too;
+            // the others read it as sent, and as decoded when it escapes.
+            for (reserved, target) in [(false, path_and_query), (true, &decoded[..])] {
+                let skip = if reserved {
+                    decoded.is_empty()
+                } else {
+                    variant.is_base() || (variant.reserved_escapes() && !decoded.is_empty())
+                };
+                if skip {
+                    continue;
+                }
+                let v = decide::<_, POLICY_SCRATCH>(p, target);
+                if !v.allowed {
+                    let variant = if reserved {
+                        variant.with(Variant::RESERVED_ESCAPES)
+                    } else {
+                        variant
+                    };
+                    return Some(Verdict { variant, ..v });
+                }
+            }
+        }
+        None
     }
 
     /// The selected groups' Crawl-delay (R2d): the largest of every group
@@ -719,33 +834,14 @@ impl AgentRec {
     }
 }
 
-/// One line that matters to selection, as kept by [`Robots`].
-#[derive(Debug, Clone, Copy)]
-enum LineRec {
-    Agent {
-        agent: AgentRec,
-        line: u32,
-        strict: bool,
-    },
-    Rule {
-        kind: RuleKind,
-        line: u32,
-        value: Span,
-        cut_from: Option<u32>,
-        strict: bool,
-    },
-    CrawlDelay {
-        delay: Option<CrawlDelay>,
-        strict: bool,
-    },
-}
-
 /// A whole robots.txt: every line that matters and every Sitemap line, for
 /// inspection and for evaluating any product token (see [`Robots::policy`]).
 #[derive(Debug, Clone, Default)]
 pub struct Robots {
+    /// The body as given: [`Robots::policy`] reads it in every
+    /// [`Variant`], as [`Policy::parse`] does.
+    body: Vec<u8>,
     arena: Vec<u8>,
-    lines: Vec<LineRec>,
     groups: Vec<GroupRec>,
     agents: Vec<AgentRec>,
     sitemaps: Vec<Span>,
@@ -761,45 +857,33 @@ impl Robots {
             truncated,
         } = limit(body);
         let mut r = Robots {
+            body: body.to_vec(),
             truncated,
             ..Robots::default()
         };
-        events(head, tail, |ev| match ev {
+        events(head, tail, Variant::BASE, |ev| match ev {
             Event::Agent {
                 token,
                 line,
                 strict,
+                ..
             } => {
                 let agent = match token {
                     AgentToken::Global => AgentRec::Global,
                     AgentToken::Named(t) => AgentRec::Named(push(&mut r.arena, t)),
                     AgentToken::Empty => AgentRec::Empty,
                 };
-                r.lines.push(LineRec::Agent {
-                    agent,
-                    line,
-                    strict,
-                });
                 if strict {
                     r.spec_group_agent(agent, line);
                 }
             }
-            Event::Rule { rule, strict } => {
-                let value = push(&mut r.arena, rule.value);
-                r.lines.push(LineRec::Rule {
-                    kind: rule.kind,
-                    line: rule.line,
-                    value,
-                    cut_from: rule.cut_from.map(|n| n as u32),
-                    strict,
-                });
+            Event::Rule { strict, .. } => {
                 if let (true, Some(g)) = (strict, r.groups.last_mut()) {
                     g.rules += 1;
                     g.closed = true;
                 }
             }
             Event::CrawlDelay { delay, strict } => {
-                r.lines.push(LineRec::CrawlDelay { delay, strict });
                 if let (true, Some(g)) = (strict, r.groups.last_mut()) {
                     g.crawl_delay = g.crawl_delay.max(delay);
                     g.closed = true;
@@ -832,44 +916,9 @@ impl Robots {
     /// The rules for `token` (section 9.1.3), as [`Policy::parse`] would
     /// select them.
     pub fn policy(&self, token: &str) -> Policy {
-        let mut builder = PolicyBuilder::default();
-        let mut selection = Selection::new(token.as_bytes());
-        for rec in &self.lines {
-            let ev = match *rec {
-                LineRec::Agent {
-                    agent,
-                    line,
-                    strict,
-                } => Event::Agent {
-                    token: agent.token(&self.arena),
-                    line,
-                    strict,
-                },
-                LineRec::Rule {
-                    kind,
-                    line,
-                    value,
-                    cut_from,
-                    strict,
-                } => Event::Rule {
-                    rule: RawRule {
-                        kind,
-                        line,
-                        value: value.get(&self.arena),
-                        cut_from: cut_from.map(|n| n as usize),
-                    },
-                    strict,
-                },
-                LineRec::CrawlDelay { delay, strict } => Event::CrawlDelay { delay, strict },
-            };
-            selection.event(ev, &mut builder);
-        }
-        let sets = selection.finish(&mut builder);
-        builder.finish(
-            sets,
-            (selection.spec_named(), selection.google_named()),
-            self.truncated,
-        )
+        // The records keep the base reading only; the other variants need
+        // the text (`robots::variant`).
+        Policy::parse(&self.body, token)
     }
 
     /// Convenience: select for `token`, then decide `path_and_query`.
@@ -940,7 +989,9 @@ mod tests {
 
     #[test]
     fn special_octets_are_found_anywhere_in_a_word() {
-        let special = |b: u8| (b == b'%') | (b == b'?') | !(0x21..=0x7e).contains(&b);
+        let special = |b: u8| {
+            (b == b'%') | (b == b'?') | !(0x21..=0x7e).contains(&b) | b"\"'`{}<>".contains(&b)
+        };
         // Values shorter and longer than a word or four, every place,
         // every octet.
         for len in 1..44 {
@@ -958,7 +1009,9 @@ mod tests {
     #[test]
     fn a_value_is_its_own_form_exactly_without_escapes_or_octets_to_encode() {
         for b in 0..=255u8 {
-            let want = b != b'%' && (0x21..=0x7e).contains(&b);
+            // In a path, only `'` of the octets a sent URL never carries
+            // raw somewhere is sent raw.
+            let want = b != b'%' && (0x21..=0x7e).contains(&b) && !b"\"`{}<>".contains(&b);
             // Also past the first 16-octet chunk.
             let mut long = Vec::from(&b"/0123456789abcdefghij"[..]);
             long.push(b);
@@ -979,7 +1032,7 @@ mod tests {
         // Values drawn from the octets every form treats differently:
         // escapes (valid, cut, of unreserved and of reserved octets),
         // delimiters before and after a `?`, octets to encode.
-        let alphabet: &[u8] = b"/a%7eE2F3f?:#[]@=& \x7f\xc3\xa9*$";
+        let alphabet: &[u8] = b"/a%7eE2F3f?:#[]@=& \x7f\xc3\xa9*${}'\"";
         let mut seed = 0x2545_f491_4f6c_dd1du64;
         let mut next = |n: usize| {
             seed ^= seed << 13;
@@ -1022,7 +1075,7 @@ mod tests {
         // Many rules to a file, so that the scan of the stored values
         // meets hits in every place: first and last rule, neighbours,
         // empty values between, a value that is nothing but a `?`.
-        let alphabet: &[u8] = b"/ab%7eE2F3f?:#@=& \x7f\xc3\xa9*$";
+        let alphabet: &[u8] = b"/ab%7eE2F3f?:#@=& \x7f\xc3\xa9*${}'\"";
         let mut seed = 0x1234_5678_9abc_def1u64;
         let mut next = |n: usize| {
             seed ^= seed << 13;

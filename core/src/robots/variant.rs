@@ -1,0 +1,117 @@
+//! Readings of a file's text that the spec's words leave open, beyond the
+//! three readings every rule is weighed in (issue #18).
+//!
+//! [`Reading`](super::Reading) covers how rules are weighed and compared.
+//! A [`Variant`] covers how the file itself is read: which characters are
+//! the "surrounding whitespace" 9.1.2 trims, whether a `User-agent` value
+//! is the whole value (9.1.3 read literally: "U = T or U is a prefix of
+//! T") or its product token, and whether Google's 16,663-octet line limit
+//! applies, and whether `%2F` and `%3F` name `/` and `?` (as Python's
+//! parser, the platform parser of spec 15.1, reads them; RFC 9309 and
+//! RFC 3986 keep them apart). Each option is a faithful reading, so a path is allowed only
+//! if the file read in each combination of the options allows it.
+//!
+//! Nearly every file reads the same in all of them: the base reading
+//! notes which options could change some line (`Lines::diverges`, the
+//! selector's agent test), and only those are read again. A [`Policy`]
+//! keeps the readings that gave other rules; `FixedPolicy`, which has no
+//! room for a second set, over-blocks such a file and says so.
+//!
+//! [`Policy`]: super::Policy
+
+use core::fmt;
+
+/// A combination of reading options (see the module docs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct Variant(u8);
+
+impl Variant {
+    /// The base reading: ASCII blanks trimmed, the product token of a
+    /// `User-agent` value, no line limit.
+    pub const BASE: Variant = Variant(0);
+    /// Every white space character Unicode knows (and 0x1C-0x1F, as
+    /// Python's `str.strip`) is trimmed around field names and values, and
+    /// ends a product token.
+    pub const UNICODE_SPACE: u8 = 1;
+    /// A `User-agent` value is read whole, not cut at `/` or a blank.
+    pub const WHOLE_AGENT: u8 = 2;
+    /// Lines are cut at 16,663 octets, as Google's parser cuts them.
+    pub const LINE_LIMIT: u8 = 4;
+    /// `%2F` and `%3F` are read as `/` and `?`, in rules and in the target
+    /// (Python's parser unquotes before it compares).
+    pub const RESERVED_ESCAPES: u8 = 8;
+    /// Every option.
+    pub const ALL: u8 = 15;
+
+    /// This combination with the options `bits` added.
+    pub const fn with(self, bits: u8) -> Variant {
+        Variant(self.0 | (bits & Variant::ALL))
+    }
+
+    /// The combination of exactly `bits`.
+    pub const fn of(bits: u8) -> Variant {
+        Variant(bits & Variant::ALL)
+    }
+
+    /// The options, as bits.
+    pub const fn bits(self) -> u8 {
+        self.0
+    }
+
+    /// Whether no option is set.
+    pub const fn is_base(self) -> bool {
+        self.0 == 0
+    }
+
+    /// See [`Variant::UNICODE_SPACE`].
+    pub const fn unicode_space(self) -> bool {
+        self.0 & Variant::UNICODE_SPACE != 0
+    }
+
+    /// See [`Variant::WHOLE_AGENT`].
+    pub const fn whole_agent(self) -> bool {
+        self.0 & Variant::WHOLE_AGENT != 0
+    }
+
+    /// See [`Variant::LINE_LIMIT`].
+    pub const fn line_limit(self) -> bool {
+        self.0 & Variant::LINE_LIMIT != 0
+    }
+
+    /// See [`Variant::RESERVED_ESCAPES`].
+    pub const fn reserved_escapes(self) -> bool {
+        self.0 & Variant::RESERVED_ESCAPES != 0
+    }
+
+    /// A stable key for machine-readable output: the options joined by
+    /// `+`, empty for the base reading.
+    pub fn keys(self) -> impl Iterator<Item = &'static str> {
+        [
+            (Variant::UNICODE_SPACE, "unicode-space"),
+            (Variant::WHOLE_AGENT, "whole-agent"),
+            (Variant::LINE_LIMIT, "line-limit"),
+            (Variant::RESERVED_ESCAPES, "reserved-escapes"),
+        ]
+        .into_iter()
+        .filter(move |(b, _)| self.0 & b != 0)
+        .map(|(_, k)| k)
+    }
+}
+
+impl fmt::Display for Variant {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut sep = "";
+        for (bit, words) in [
+            (Variant::UNICODE_SPACE, "Unicode spaces trimmed"),
+            (Variant::WHOLE_AGENT, "User-agent values read whole"),
+            (Variant::LINE_LIMIT, "lines cut at 16,663 octets"),
+            (Variant::RESERVED_ESCAPES, "%2F and %3F read as / and ?"),
+        ] {
+            if self.0 & bit != 0 {
+                write!(f, "{sep}{words}")?;
+                sep = ", ";
+            }
+        }
+        Ok(())
+    }
+}

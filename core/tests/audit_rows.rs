@@ -1,0 +1,290 @@
+//! The reproducers of issue #18's outside audit: robots.txt shapes found on
+//! real sites whose text the spec denies and that an earlier wr-core
+//! allowed. Each row is asked of `Policy` and of `FixedPolicy`, with the
+//! target in the form the bot sends it (the WHATWG serialisation: `{` in a
+//! path goes out as `%7B`), and must be denied; a control row beside most
+//! of them shows the policy still allows what no reading denies, so a
+//! policy that denied everything would fail here too.
+
+use wr_core::robots::Policy;
+
+const TOKEN: &str = "Walsh-Research";
+
+/// (what the row is, robots.txt, target as sent, target that stays allowed)
+type Row = (
+    &'static str,
+    &'static str,
+    &'static str,
+    Option<&'static str>,
+);
+
+/// Octets a sent URL never carries raw (class 1): a rule keeping them raw
+/// compares in its encoded form, as the target does.
+const TEMPLATE_OCTETS: &[Row] = &[
+    (
+        "sears.com *{searsCard}*",
+        "User-agent: *\nDisallow: *{searsCard}*\n",
+        "/shc/s/%7BsearsCard%7D/feed.xml",
+        Some("/shc/s/searsCard/feed.xml"),
+    ),
+    (
+        "kmart.com *{manageAccount}*",
+        "User-agent: *\nDisallow: *{manageAccount}*\n",
+        "/x/%7BmanageAccount%7D/feed.xml",
+        Some("/x/manageAccount/feed.xml"),
+    ),
+    (
+        "cdiscount.com /{{product.url}}",
+        "User-agent: *\nDisallow: /{{product.url}}\n",
+        "/%7B%7Bproduct.url%7D%7D",
+        Some("/product.url"),
+    ),
+    (
+        "msdn.microsoft.com /{0}/",
+        "User-agent: *\nDisallow: /{0}/\n",
+        "/%7B0%7D/library",
+        Some("/0/library"),
+    ),
+    (
+        "campaignmonitor.com /blog/\"http.*",
+        "User-agent: *\nDisallow: /blog/\"http.*\n",
+        "/blog/%22http.example",
+        Some("/blog/http.example"),
+    ),
+    (
+        "debenhams.com *<price",
+        "User-agent: *\nDisallow: *<price\n",
+        "/women/%3Cprice%3E",
+        Some("/women/price"),
+    ),
+    (
+        "' in a query goes out as %27",
+        "User-agent: *\nDisallow: /search?q='\n",
+        "/search?q=%27drop",
+        Some("/search?q=drop"),
+    ),
+    (
+        "{ in a query goes out raw: still matched raw",
+        "User-agent: *\nDisallow: /a?b={\n",
+        "/a?b={x}",
+        Some("/a?b=x"),
+    ),
+    (
+        "a rule written encoded matches a target given raw",
+        "User-agent: *\nDisallow: /%7Bx%7D\n",
+        "/{x}",
+        Some("/x"),
+    ),
+    (
+        "a rule written raw matches a target given raw",
+        "User-agent: *\nDisallow: /{x}\n",
+        "/{x}/y",
+        None,
+    ),
+];
+
+fn assert_rows(rows: &[Row]) {
+    for &(name, body, denied, allowed) in rows {
+        let p = Policy::parse(body.as_bytes(), TOKEN);
+        let v = p.check(denied);
+        assert!(!v.allowed, "{name}: {denied} must be denied: {v}");
+        if let Some(ok) = allowed {
+            let v = p.check(ok);
+            assert!(v.allowed, "{name}: {ok} must stay allowed: {v}");
+        }
+        #[cfg(feature = "heapless")]
+        {
+            use wr_core::robots::fixed::FixedPolicy;
+            let f = FixedPolicy::<32, 4096>::parse(body.as_bytes(), TOKEN);
+            // A file another reading of whose text selects other rules is
+            // over-blocked in fixed capacity, and says so.
+            assert_eq!(f.overflowed(), p.variants().count() > 0, "{name}");
+            assert!(!f.check(denied).allowed, "{name}: fixed: {denied}");
+        }
+    }
+}
+
+#[test]
+fn octets_a_sent_url_never_carries_raw_compare_encoded() {
+    assert_rows(TEMPLATE_OCTETS);
+}
+
+/// Unicode white space around field names, values and a lone `*` (class
+/// 2): trimmed in the `Variant::UNICODE_SPACE` reading, as Python's
+/// parser trims it.
+const UNICODE_SPACE: &[Row] = &[
+    (
+        "NBSP before a value (www.audible.com)",
+        "User-agent: *\nDisallow:\u{a0}/library\n",
+        "/library/titles",
+        Some("/books"),
+    ),
+    (
+        "EN SPACE after a value",
+        "User-agent: *\nDisallow: /members\u{2002}\n",
+        "/members/area",
+        Some("/member"),
+    ),
+    (
+        "NBSP after a lone * (www.turktelekom.com.tr)",
+        "User-agent: *\u{a0}\nDisallow: /private\n",
+        "/private/x",
+        Some("/public"),
+    ),
+    (
+        "IDEOGRAPHIC SPACE before the field name",
+        "User-agent: *\n\u{3000}Disallow: /x\n",
+        "/x/y",
+        Some("/y"),
+    ),
+    (
+        "NBSP between the field name and the colon",
+        "User-agent: *\nDisallow\u{a0}: /x\n",
+        "/x/y",
+        Some("/y"),
+    ),
+    (
+        "NBSP after our token: its group is ours in one reading, not in the other",
+        "User-agent: Walsh-Research\u{a0}\nAllow: /\n\nUser-agent: *\nDisallow: /\n",
+        "/page",
+        None,
+    ),
+    (
+        "an Allow behind NBSP opens nothing a Disallow closes",
+        "User-agent: *\nDisallow: /a\nAllow: /a\u{a0}\n",
+        "/ab",
+        Some("/b"),
+    ),
+];
+
+/// User-agent values read whole (class 3, 9.1.3: "U = T or U is a prefix
+/// of T"): `Walsh-Research/1.2` is neither, `* Googlebot` is not `*`.
+const WHOLE_AGENT: &[Row] = &[
+    (
+        "a versioned agent is not our token",
+        "User-agent: Walsh-Research/1.2\nAllow: /\n\nUser-agent: *\nDisallow: /\n",
+        "/page",
+        None,
+    ),
+    (
+        "a versioned agent still denies what it names",
+        "User-agent: Walsh-Research/1.2\nDisallow: /private\n\nUser-agent: *\nAllow: /\n",
+        "/private/x",
+        Some("/public"),
+    ),
+    (
+        "* Googlebot is not the * group",
+        "User-agent: * Googlebot\nAllow: /\n\nUser-agent: *\nDisallow: /\n",
+        "/page",
+        None,
+    ),
+];
+
+/// Lines over 16,663 octets (class 4): padding before the value or inside
+/// the field name never drops a directive in the spec's reading.
+fn padded_rows() -> Vec<(String, String, &'static str, Option<&'static str>)> {
+    let pad = " ".repeat(17_000);
+    vec![
+        (
+            "padding before a User-agent value".into(),
+            format!("User-agent: *\nDisallow: /\n\nUser-agent:{pad}Walsh-Research\nDisallow: /private\n"),
+            "/private/x",
+            None,
+        ),
+        (
+            "padding before a Disallow's colon".into(),
+            format!("User-agent: *\nDisallow{pad}: /private\n"),
+            "/private/x",
+            Some("/public"),
+        ),
+        (
+            "padding before a Disallow value".into(),
+            format!("User-agent: *\nDisallow:{pad}/private\n"),
+            "/private/x",
+            Some("/public"),
+        ),
+        (
+            "padding before our token, with an Allow in its group".into(),
+            format!("User-agent: *\nDisallow: /\n\nUser-agent:{pad}Walsh-Research\nAllow: /\n"),
+            "/page",
+            None,
+        ),
+    ]
+}
+
+#[test]
+fn unicode_white_space_is_trimmed_in_one_reading() {
+    assert_rows(UNICODE_SPACE);
+}
+
+#[test]
+fn user_agent_values_are_read_whole_in_one_reading() {
+    assert_rows(WHOLE_AGENT);
+}
+
+#[test]
+fn long_lines_never_lose_their_directive() {
+    let rows = padded_rows();
+    let rows: Vec<Row> = rows
+        .iter()
+        .map(|(n, b, d, a)| {
+            let n: &'static str = Box::leak(n.clone().into_boxed_str());
+            let b: &'static str = Box::leak(b.clone().into_boxed_str());
+            (n, b, *d, *a)
+        })
+        .collect();
+    assert_rows(&rows);
+}
+
+#[test]
+fn padded_crawl_delay_applies() {
+    let pad = " ".repeat(17_000);
+    let body = format!("User-agent: *\nCrawl-delay:{pad}7\n");
+    let p = Policy::parse(body.as_bytes(), TOKEN);
+    assert_eq!(p.crawl_delay().map(|d| d.0.as_secs()), Some(7));
+}
+
+#[test]
+fn the_verdict_names_the_reading_of_the_text_that_denied() {
+    let p = Policy::parse(WHOLE_AGENT[0].1.as_bytes(), TOKEN);
+    let v = p.check("/page");
+    assert!(!v.allowed);
+    assert!(v.variant.whole_agent(), "{v}");
+    assert!(
+        v.to_string().contains("User-agent values read whole"),
+        "{v}"
+    );
+    // A plain file reads the same every way: no second reading is kept.
+    let p = Policy::parse(b"User-agent: *\nDisallow: /x\n", TOKEN);
+    assert_eq!(p.variants().count(), 0);
+    assert!(p.check("/x").variant.is_base());
+}
+
+/// `%2F` and `%3F` read as `/` and `?` (Python's parser unquotes before it
+/// compares): `Disallow: /a/b` denies `/a%2Fb`, and `Disallow: /a%2Fb`
+/// denies `/a/b`.
+const RESERVED_ESCAPES: &[Row] = &[
+    (
+        "an escaped / in the target",
+        "User-agent: *\nDisallow: /a/b\n",
+        "/a%2Fb",
+        Some("/a%2Fc"),
+    ),
+    (
+        "an escaped / in the rule",
+        "User-agent: *\nDisallow: /a%2Fb\n",
+        "/a/b/c",
+        Some("/a/c"),
+    ),
+    (
+        "an escaped ? in the target, lower case",
+        "User-agent: *\nDisallow: /search?\n",
+        "/search%3fq=1",
+        Some("/searching"),
+    ),
+];
+
+#[test]
+fn escapes_of_slash_and_question_mark_name_them_in_one_reading() {
+    assert_rows(RESERVED_ESCAPES);
+}
