@@ -21,14 +21,6 @@ pub const RETRY_AFTER: &str = include_str!("../data/vectors/retry-after.json");
 /// Section 12.6: ISO-8601 durations.
 pub const DURATIONS: &str = include_str!("../data/vectors/durations.json");
 
-/// The verdicts of the platform robots parser (Python's
-/// `urllib.robotparser`) that R2a and R2c are held to
-/// (`harness::platform`). `None` until `vectors/platform-robotparser.json`
-/// exists: then it is copied to `data/vectors/`, compiled in here with
-/// `include_str!` and added to [`ORIGINALS`]. While `None`, `wr-feeds
-/// attest` says the differential is missing and claims neither.
-pub const PLATFORM_ROBOTPARSER: Option<&str> = None;
-
 /// The operator's blocklist as published (inline schema, lists
 /// `example.com`).
 pub const BLOCKLIST_DOC: &str = include_str!("../data/operator/blocklist.json");

@@ -612,8 +612,13 @@ fn check(body: &[u8], targets: &[String]) -> Result<(), String> {
     // A reading that cannot change anything here is not built: Unicode
     // spaces need an octet beyond ASCII or a separator, the escapes of `/`
     // and `?` a `%2`/`%3` somewhere.
-    let unicode = body.iter().any(|&b| b >= 0x80 || (0x1C..=0x1F).contains(&b));
-    let escapes = |s: &[u8]| s.windows(2).any(|w| w[0] == b'%' && (w[1] == b'2' || w[1] == b'3'));
+    let unicode = body
+        .iter()
+        .any(|&b| b >= 0x80 || (0x1C..=0x1F).contains(&b));
+    let escapes = |s: &[u8]| {
+        s.windows(2)
+            .any(|w| w[0] == b'%' && (w[1] == b'2' || w[1] == b'3'))
+    };
     let reserved = escapes(body) || targets.iter().any(|t| escapes(t.as_bytes()));
     let models: Vec<(Options, Model)> = Options::all()
         .filter(|o| (unicode || !o.unicode_space) && (reserved || !o.reserved_escapes))

@@ -6,10 +6,9 @@
 //! `selftest` against the canonical operator. Every check that ran must
 //! pass; a requirement with a part no check covers stays `false`, and the
 //! evidence says which part. A check that holds names what it covered.
-//! R2a and R2c also need references this project did not write (the
-//! platform robots parser's verdicts and generator families,
-//! `wr_conformance::harness::platform`): while they are not compiled in,
-//! both are `false` and say so.
+//! R2a and R2c also need references this project did not write: the
+//! platform robots parser's verdicts on the corpus slice and on the
+//! generator families (`wr_conformance::harness::platform`).
 
 use crate::cmd::selftest::{SelftestRecord, SELFTEST_FILE};
 use crate::cmd::setup;
@@ -110,14 +109,13 @@ pub fn attestation(state_dir: &Path, now: i64, wire: &Outcome) -> serde_json::Va
         }
     };
     // What R2a and R2c need from references this project did not write
-    // (issue #18): the platform parser's verdicts and generator families.
+    // (issue #18): the platform parser's verdicts, on the corpus slice and
+    // on the generator families.
+    let outside_checks = platform::compiled_outside_checks();
     let outside = || -> Vec<Part> {
-        platform::compiled_outside_references()
-            .into_iter()
-            .map(|r| match r {
-                Ok(check) => from_checks(std::slice::from_ref(&check)),
-                Err(why) => missing(why),
-            })
+        outside_checks
+            .iter()
+            .map(|c| from_checks(std::slice::from_ref(c)))
             .collect()
     };
     let live = live_selftest(state_dir, now);
@@ -444,25 +442,37 @@ mod tests {
     /// Issue #18: every `true` names what it covered, and what was printed
     /// `true` without covering it (R2a, R2c without a reference this
     /// project did not write; R3a without a port; R5 without the fetch
-    /// machine; R12 without the degenerate refresh) now is covered or false.
+    /// machine; R12 without the degenerate refresh) now is covered.
     #[test]
     fn each_claim_names_what_it_covered() {
         let dir = std::env::temp_dir().join(format!("wr-attest-named-{}", std::process::id()));
         let doc = attestation(&dir, 1_779_580_800, &offline());
         let text = |k: &str| doc["evidence"][k].as_str().unwrap().to_string();
-        if wr_conformance::fixtures::PLATFORM_ROBOTPARSER.is_none() {
-            for k in ["R2a", "R2c"] {
-                assert_eq!(doc["requirements"][k], false, "{k}: {}", text(k));
-                assert!(
-                    text(k).contains("not proven: the platform-parser differential is missing")
-                        && text(k).contains("vectors/platform-robotparser.json"),
-                    "{k}: {}",
-                    text(k)
-                );
-            }
-        }
+        // R2a and R2c hold exactly when production passes the platform
+        // differential and the generator families as well as the model.
+        let outside = platform::compiled_outside_checks();
+        assert_eq!(outside.len(), 2);
+        let outside_ok = outside.iter().all(|c| c.passed);
         for k in ["R2a", "R2c"] {
-            assert!(text(k).contains("generator famil"), "{k}: {}", text(k));
+            assert!(
+                text(k).contains("platform-parser differential: ")
+                    && text(k).contains("urllib.robotparser")
+                    && text(k).contains("generator families: ")
+                    && text(k).contains("version-agent"),
+                "{k}: {}",
+                text(k)
+            );
+            let model_ok = doc["checks"][k]
+                .as_array()
+                .unwrap()
+                .iter()
+                .all(|c| c["passed"] == true);
+            assert_eq!(
+                doc["requirements"][k],
+                model_ok && outside_ok,
+                "{k}: {}",
+                text(k)
+            );
         }
         assert!(
             text("R3a").contains("R3a port and trailing-dot vectors")
