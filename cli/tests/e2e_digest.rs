@@ -757,6 +757,81 @@ fn quiet_still_reports_a_failed_source() {
 
 /// Issue #12: a failed blocklist refresh with a list kept in force was
 /// reported twice on stderr (the pipeline's notice and the CLI's summary).
+/// Moves the stored blocklist's fetch instant `by` into the past.
+fn age_stored_blocklist(state: &std::path::Path, by: Duration) {
+    let store = wr_feeds::store::Store::open(state).unwrap();
+    let mut row = store.blocklist().unwrap().expect("a stored blocklist");
+    row.fetched_at = wr_core::time::Timestamp(row.fetched_at.0 - by.as_millis() as u64);
+    store.put_blocklist(&row).unwrap();
+}
+
+/// Issue #18: with `"refresh": "PT0S"` (schema-valid) `check` never
+/// returned: the list went stale the instant it was adopted and was asked
+/// for again, once a second, for ever. The binary now asks once, answers,
+/// and a digest run within the 5-minute floor asks no more. The test
+/// watches the operator's log and kills a binary that asks a twentieth
+/// time, so a regression fails instead of hanging.
+#[test]
+fn a_zero_refresh_blocklist_is_asked_once_and_check_returns() {
+    const LIST: &str = "/.well-known/walsh-research/blocklist.json";
+    let s = Sites::start();
+    let zero = String::from_utf8(data("operator/blocklist.json"))
+        .unwrap()
+        .replace("\"PT6H\"", "\"PT0S\"");
+    assert!(zero.contains("PT0S"), "the fixture's refresh changed");
+    s.op.wal.route(LIST, Route::ok("application/json", zero));
+    let tmp = TempDir::new("pt0s");
+    let state = tmp.path().join("state");
+    let finish = |mut cmd: std::process::Command| {
+        let mut child = cmd
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        loop {
+            if child.try_wait().unwrap().is_some() {
+                return child.wait_with_output().unwrap();
+            }
+            if s.op.wal.requests_to(LIST).len() >= 20 {
+                let _ = child.kill();
+                let _ = child.wait();
+                panic!("the blocklist was asked for 20 times: a livelock");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    };
+    let o = finish(wr_command(
+        &state,
+        &s.hosts(),
+        &[
+            "check",
+            "http://blog.test/rss.xml",
+            "http://www.example.com/",
+        ],
+    ));
+    let out = stdout(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}\n{}", stderr(&o));
+    assert!(
+        out.starts_with("allowed   http://blog.test/rss.xml"),
+        "{out}"
+    );
+    assert!(
+        out.contains("denied    http://www.example.com/  (R3"),
+        "{out}"
+    );
+    assert_eq!(s.op.wal.requests_to(LIST).len(), 1);
+    assert!(
+        s.blog.requests_to("/rss.xml").is_empty(),
+        "check fetched the target"
+    );
+
+    let src = tmp.write("sources.toml", SOURCES);
+    let o = finish(wr_command(&state, &s.hosts(), &[src.to_str().unwrap()]));
+    assert_ne!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert_eq!(s.op.wal.requests_to(LIST).len(), 1, "within the floor");
+    assert_eq!(s.blog.requests_to("/rss.xml").len(), 1, "the target went");
+}
+
 #[test]
 fn a_kept_blocklist_is_reported_once() {
     let s = Sites::start();
@@ -778,7 +853,9 @@ fn a_kept_blocklist_is_reported_once() {
         "/.well-known/walsh-research/blocklist.json",
         Route::status(500),
     );
-    std::thread::sleep(std::time::Duration::from_millis(1100));
+    // PT1S is read as the 5-minute floor (issue #18): age the stored list
+    // past it, so the next run refreshes it.
+    age_stored_blocklist(&state, Duration::from_secs(301));
     let o = wr(&state, &s.hosts(), &[src, "--force"]);
     let err = stderr(&o);
     assert_eq!(err.matches("blocklist refresh failed").count(), 1, "{err}");

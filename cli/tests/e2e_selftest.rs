@@ -95,13 +95,27 @@ fn selftest_passes_against_the_replica_and_tags_operator_requests() {
     assert_eq!(v["loopback"]["ran"], true, "{}", v["loopback"]);
     let req = &v["requirements"];
     for k in [
-        "R1", "R2a", "R2b", "R2c", "R2d", "R3a", "R3b", "R3c", "R4", "R5", "R6", "R7", "R9", "R10",
-        "R11",
+        "R1", "R2b", "R2d", "R3a", "R3b", "R3c", "R4", "R5", "R6", "R7", "R9", "R10", "R11", "R12",
     ] {
         assert_eq!(req[k], true, "{k}: {}", v["evidence"][k]);
     }
     for k in ["R2", "R3", "R8", "R13"] {
         assert_eq!(req[k], false, "{k}: {}", v["evidence"][k]);
+    }
+    // R2a and R2c rest on references this project did not write too (the
+    // platform parser's verdicts, generator families: issue #18), and are
+    // claimed exactly when production passes them.
+    let outside_ok = wr_conformance::harness::platform::compiled_outside_checks()
+        .iter()
+        .all(|c| c.passed);
+    for k in ["R2a", "R2c"] {
+        let text = v["evidence"][k].as_str().unwrap();
+        assert!(
+            text.contains("platform-parser differential: ")
+                && text.contains("generator families: "),
+            "{k}: {text}"
+        );
+        assert_eq!(req[k], outside_ok, "{k}: {text}");
     }
     assert!(v["evidence"]["R3"]
         .as_str()
@@ -132,7 +146,7 @@ fn selftest_passes_against_the_replica_and_tags_operator_requests() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
     assert_eq!(v["loopback"]["ran"], false);
-    for k in ["R1", "R2a", "R2b", "R2c", "R2d", "R3c", "R5"] {
+    for k in ["R1", "R2b", "R2d", "R3a", "R3c", "R5", "R12"] {
         assert_eq!(v["requirements"][k], true, "{k}: {}", v["evidence"][k]);
     }
     for k in ["R3b", "R4", "R6", "R7", "R9", "R10", "R11"] {

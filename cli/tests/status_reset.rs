@@ -4,6 +4,7 @@ mod common;
 
 use common::*;
 use wr_core::time::Timestamp;
+use wr_feeds::store::HoldCause;
 
 const SOURCES: &str = r#"
 [[source]]
@@ -28,11 +29,12 @@ fn status_shows_streaks_and_holds_and_reset_lifts_them() {
         let o = wr(&state, &hosts, &["--force", "-q", src]);
         assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     }
-    // A hold as a long Retry-After leaves it (R5), written as a run would.
+    // A hold of our own (the cool-down after retries ran out), written as
+    // a run would; a server's Retry-After is kept (see below).
     let far = Timestamp(4_102_444_800_000); // 2100-01-01
     wr_feeds::store::Store::open(&state)
         .unwrap()
-        .hold("held.test", far, false)
+        .hold("held.test", far, HoldCause::Cooldown)
         .unwrap();
     let before = broken.requests().len();
 
@@ -220,7 +222,7 @@ fn status_reads_while_a_run_writes_and_nothing_is_created() {
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     let far = Timestamp(4_102_444_800_000); // 2100-01-01
     let mut store = wr_feeds::store::Store::open(&state).unwrap();
-    store.hold("held.test", far, true).unwrap();
+    store.hold("held.test", far, HoldCause::Cooldown).unwrap();
 
     // A run: the lock, and a write transaction open on the store.
     let lock = wr_feeds::lock::RunLock::acquire(&state, std::time::Duration::ZERO, &mut |_| {})
@@ -397,4 +399,91 @@ fn a_wrong_value_in_sources_toml_is_named_in_words() {
         "{err}"
     );
     assert!(!err.contains("i64"), "{err}");
+}
+
+/// Issue #18 (R5: "wait at least that long"): after a 429 with
+/// `Retry-After: 3600`, `reset HOST` used to lift the hold and `status`
+/// suggested it, so the next run asked again a second later. The hold is
+/// now kept and `reset` says why, naming the host and the instant;
+/// `status` says `--force` is needed; only `reset --force` lifts it, and
+/// says so.
+#[test]
+fn reset_keeps_a_servers_retry_after_unless_forced() {
+    const RA_SOURCES: &str = r#"
+[[source]]
+name = "Limited"
+url = "http://limited.test/"
+feed = "http://limited.test/feed.xml"
+"#;
+    let op = Operator::start("User-agent: *\nAllow: /\n");
+    let limited = Host::start("limited.test");
+    limited
+        .route("/robots.txt", Route::status(404))
+        .route("/feed.xml", Route::status(429).retry_after("3600"));
+    let hosts = [&op.wal, &op.pypi, &limited];
+    let tmp = TempDir::new("retry-after");
+    let state = tmp.path().join("state");
+    let src = tmp.write("sources.toml", RA_SOURCES);
+    let src = src.to_str().unwrap();
+    let feed_requests = || limited.requests_to("/feed.xml").len();
+
+    // Run 1: one request, answered 429 + Retry-After 3600: deferred, held.
+    let o = wr(&state, &hosts, &["--force", "-q", src]);
+    assert_ne!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert_eq!(feed_requests(), 1);
+
+    let v: serde_json::Value =
+        serde_json::from_slice(&wr(&state, &hosts, &["status", src, "--json"]).stdout).unwrap();
+    let line = &v["held_hosts"][0];
+    assert_eq!(line["host"], "limited.test", "{v}");
+    assert_eq!(line["reason"], "the server's Retry-After (R5)", "{v}");
+    assert_eq!(line["retry_after_until"], line["held_until"], "{v}");
+    let held_until = line["held_until"].as_str().unwrap().to_string();
+    let table = stdout(&wr(&state, &hosts, &["status", src]));
+    assert!(
+        !table.contains("`wr-feeds reset limited.test` lifts it"),
+        "status suggests a reset that is refused: {table}"
+    );
+    assert!(
+        table.contains("`wr-feeds reset --force limited.test` lifts it"),
+        "{table}"
+    );
+
+    // `reset` refuses, naming the host, the instant and R5.
+    let o = wr(&state, &hosts, &["reset", "limited.test"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
+    let err = stderr(&o);
+    assert!(
+        err.contains(&format!(
+            "kept the hold on host limited.test until {held_until}"
+        )) && err.contains("Retry-After")
+            && err.contains("R5")
+            && err.contains("--force"),
+        "{err}"
+    );
+    assert!(stdout(&o).is_empty(), "{}", stdout(&o));
+
+    // The next run does not ask before the server's hour is over.
+    let o = wr(&state, &hosts, &["--force", "-q", src]);
+    assert_ne!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert_eq!(feed_requests(), 1, "asked again despite Retry-After: 3600");
+
+    // `--force` lifts it, and says what it overrode.
+    let o = wr(&state, &hosts, &["reset", "--force", "limited.test"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let said = stdout(&o);
+    assert!(
+        said.contains("lifted the hold on host limited.test")
+            && said.contains(&format!(
+                "including the server's Retry-After until {held_until}"
+            ))
+            && said.contains("--force"),
+        "{said}"
+    );
+    let v: serde_json::Value =
+        serde_json::from_slice(&wr(&state, &hosts, &["status", src, "--json"]).stdout).unwrap();
+    assert_eq!(v["held_hosts"].as_array().unwrap().len(), 0, "{v}");
+    let o = wr(&state, &hosts, &["--force", "-q", src]);
+    assert_ne!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert_eq!(feed_requests(), 2);
 }

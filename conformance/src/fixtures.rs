@@ -11,6 +11,9 @@ pub const ROBOTS_MATCHING: &str = include_str!("../data/vectors/robots-matching.
 pub const CANARIES: &str = include_str!("../data/vectors/canaries.json");
 /// Section 12.3: blocklist domain matching.
 pub const BLOCKLIST_DOMAINS: &str = include_str!("../data/vectors/blocklist-domains.json");
+/// R3a's port and trailing-dot cases (this project's; section 12.3 has
+/// none).
+pub const BLOCKLIST_HOSTS: &str = include_str!("../data/vectors/blocklist-hosts.json");
 /// Section 12.4: canonical URLs.
 pub const CANONICAL_URLS: &str = include_str!("../data/vectors/canonical-urls.json");
 /// Section 12.5: Retry-After.
@@ -31,6 +34,7 @@ pub const ORIGINALS: &[(&str, &str)] = &[
     ("vectors/robots-matching.json", ROBOTS_MATCHING),
     ("vectors/canaries.json", CANARIES),
     ("vectors/blocklist-domains.json", BLOCKLIST_DOMAINS),
+    ("vectors/blocklist-hosts.json", BLOCKLIST_HOSTS),
     ("vectors/canonical-urls.json", CANONICAL_URLS),
     ("vectors/retry-after.json", RETRY_AFTER),
     ("vectors/durations.json", DURATIONS),

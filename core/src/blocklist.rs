@@ -19,9 +19,14 @@
 //!   calendar units such as `P1M`) refuses the document: R3 says the timing
 //!   "is dictated by the data", so a value we cannot honour is a document
 //!   we do not understand, and R3c's answer to that is to keep the previous
-//!   list. Zero (`PT0S`) is accepted as written.
+//!   list. A refresh shorter than [`BLOCKLIST_REFRESH_FLOOR`] (five
+//!   minutes; `PT0S` is schema-valid) is read as the floor: taken as
+//!   written, zero made the list stale the instant it was adopted, and
+//!   R12's block-on-refresh then asked for it before every request, a
+//!   livelock (issue #18). [`Blocklist::refresh_as_written`] keeps the
+//!   document's value for reports.
 //! * **Domains** are stored lower-case, without port, IPv6 brackets or a
-//!   trailing dot ([`crate::domain::normalize_host`]). An entry that is empty
+//!   trailing dots ([`crate::domain::normalize_host`]). An entry that is empty
 //!   after that, or that could never equal a URL host (whitespace, `/`,
 //!   `?`, `#`, `@`, `*`, a leading dot, an empty label) refuses the whole
 //!   document: such an entry would silently protect nobody, and refusing
@@ -33,7 +38,7 @@ use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 use core::time::Duration;
 
-use crate::constants::BLOCKLIST_REFRESH_DEFAULT;
+use crate::constants::{BLOCKLIST_REFRESH_DEFAULT, BLOCKLIST_REFRESH_FLOOR};
 use crate::domain::{host_matches_domain, normalize_host};
 use crate::duration::{parse_duration, DurationError};
 
@@ -45,7 +50,7 @@ pub const BLOCKLIST_MAJOR: u32 = 1;
 /// One opt-out entry of `blocked[]`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BlockedDomain {
-    /// Registered domain, normalised (lower case, no port or trailing dot).
+    /// Registered domain, normalised (lower case, no port or trailing dots).
     pub domain: String,
     /// Date added (informational).
     pub added: String,
@@ -134,6 +139,7 @@ fn plausible_domain(raw: &str, normalised: &str) -> bool {
 pub struct Blocklist {
     entries: Vec<BlockedDomain>,
     refresh: Duration,
+    refresh_as_written: Duration,
     contract: String,
     updated: String,
 }
@@ -151,7 +157,7 @@ impl Blocklist {
             Some(BLOCKLIST_MAJOR) => {}
             Some(n) => return Err(BlocklistError::UnknownMajor(n)),
         }
-        let refresh = match refresh {
+        let refresh_as_written = match refresh {
             None => BLOCKLIST_REFRESH_DEFAULT,
             Some(r) => parse_duration(r).map_err(BlocklistError::BadRefresh)?,
         };
@@ -175,7 +181,8 @@ impl Blocklist {
             .collect::<Result<Vec<_>, _>>()?;
         Ok(Blocklist {
             entries,
-            refresh,
+            refresh: refresh_as_written.max(BLOCKLIST_REFRESH_FLOOR),
+            refresh_as_written,
             contract: contract.to_string(),
             updated: String::new(),
         })
@@ -194,6 +201,7 @@ impl Blocklist {
         Blocklist {
             entries: Vec::new(),
             refresh: BLOCKLIST_REFRESH_DEFAULT,
+            refresh_as_written: BLOCKLIST_REFRESH_DEFAULT,
             contract: String::new(),
             updated: String::new(),
         }
@@ -226,9 +234,22 @@ impl Blocklist {
         &self.entries
     }
 
-    /// How long this list stays fresh (R3: the document's `refresh`).
+    /// How long this list stays fresh (R3: the document's `refresh`, at
+    /// least [`BLOCKLIST_REFRESH_FLOOR`]).
     pub fn refresh(&self) -> Duration {
         self.refresh
+    }
+
+    /// The document's `refresh` as it wrote it (the default when absent),
+    /// before the floor.
+    pub fn refresh_as_written(&self) -> Duration {
+        self.refresh_as_written
+    }
+
+    /// Whether the document's `refresh` was shorter than the floor and is
+    /// read as [`BLOCKLIST_REFRESH_FLOOR`].
+    pub fn refresh_was_floored(&self) -> bool {
+        self.refresh_as_written < BLOCKLIST_REFRESH_FLOOR
     }
 
     /// The document's `contract` (empty for [`Blocklist::empty`]).
@@ -334,6 +355,38 @@ mod tests {
             Blocklist::new(c, Some("6h"), []),
             Err(BlocklistError::BadRefresh(DurationError::MissingP))
         );
+    }
+
+    /// Issue #18: `PT0S` is schema-valid, and taken as written it made the
+    /// list stale the instant it was adopted. A refresh under the floor is
+    /// read as the floor; one at or above it, as written.
+    #[test]
+    fn a_refresh_under_the_floor_is_read_as_the_floor() {
+        let c = "walsh-research-blocklist/v1";
+        let floor = BLOCKLIST_REFRESH_FLOOR;
+        assert!(floor >= crate::constants::MIN_REQUEST_INTERVAL);
+        for (written, ms) in [
+            ("PT0S", 0),
+            ("P0D", 0),
+            ("PT1S", 1_000),
+            ("PT0.5S", 500),
+            ("PT4M59S", 299_000),
+        ] {
+            let list = Blocklist::new(c, Some(written), []).unwrap();
+            assert_eq!(list.refresh(), floor, "{written}");
+            assert_eq!(
+                list.refresh_as_written(),
+                Duration::from_millis(ms),
+                "{written}"
+            );
+            assert!(list.refresh_was_floored(), "{written}");
+        }
+        for (written, secs) in [("PT5M", 300), ("PT5M1S", 301), ("PT6H", 21_600)] {
+            let list = Blocklist::new(c, Some(written), []).unwrap();
+            assert_eq!(list.refresh(), Duration::from_secs(secs), "{written}");
+            assert!(!list.refresh_was_floored(), "{written}");
+        }
+        assert!(!Blocklist::new(c, None, []).unwrap().refresh_was_floored());
     }
 
     #[test]

@@ -12,6 +12,25 @@ pub const SPEC_VERSION: &str = "walsh-research-compliance/v1.3";
 pub const ROBOTS_TTL: Duration = Duration::from_secs(86_400);
 /// R3: blocklist refresh when the document does not say.
 pub const BLOCKLIST_REFRESH_DEFAULT: Duration = Duration::from_secs(21_600);
+/// R3: the shortest blocklist `refresh` this tool honours; a shorter one
+/// (`PT0S` is schema-valid) is read as this. Not a section 6 constant: the
+/// spec is silent on a refresh too short to honour. Zero livelocked every
+/// run (the list went stale the instant it was adopted, so R12's
+/// block-on-refresh asked for it again before every request: one GET a
+/// second, no target ever fetched; issue #18). Five minutes is 300 times
+/// R4's spacing, so the operator host is asked for its list at most twelve
+/// times an hour, yet an opt-out is never held back more than five minutes
+/// longer than the operator asked: 72 times fresher than the spec's own
+/// default (`PT6H`) and three times fresher than after a failed refresh
+/// ([`crate::gate::REFRESH_RETRY`], 15 minutes). See docs/conformance.md,
+/// "Blocklist".
+pub const BLOCKLIST_REFRESH_FLOOR: Duration = Duration::from_secs(300);
+/// R3, R12: the most requests for the blocklist one run makes (successful
+/// or not). With [`BLOCKLIST_REFRESH_FLOOR`] a run shorter than an hour
+/// never reaches it, so R12's block-on-refresh holds in full there; it
+/// bounds what no floor can, a clock that jumps ahead again and again.
+/// Past it the list in force stays in force (R3b) until a later run.
+pub const BLOCKLIST_REQUESTS_PER_RUN: u32 = 12;
 /// R10: lifetime of the standalone blocklist schema.
 pub const SCHEMA_TTL: Duration = Duration::from_secs(604_800);
 /// R4: minimum spacing between two requests to one host.

@@ -10,9 +10,9 @@
 //!
 //! * The same normalisation is applied to both sides: a port is stripped
 //!   (`host:8080`, `[v6]:8080`), IPv6 brackets are removed (`[::1]` and
-//!   `::1` are the same host; a bare IPv6 address keeps its colons), and one
-//!   trailing dot is ignored (`example.com.` is the fully-qualified spelling
-//!   of `example.com`). Stripping a port from the *domain* too means a
+//!   `::1` are the same host; a bare IPv6 address keeps its colons), and
+//!   every trailing dot is ignored ([`strip_trailing_dots`]). Stripping a
+//!   port from the *domain* too means a
 //!   listed `example.com:8080` blocks every port of `example.com`: an opt-out
 //!   names a site, and over-blocking is the safe direction for an opt-out.
 //! * An empty domain (also `.`) never matches: it would otherwise block
@@ -21,9 +21,30 @@
 //!   function in one form on both sides; the shell's URL parser produces
 //!   A-labels (`xn--...`), so the blocklist should list A-labels too.
 
-/// `host` without its port, IPv6 brackets and one trailing dot.
+/// `host` without any trailing dot: the one spelling of a host that every
+/// host comparison of the bot uses (R3's blocklist match, R4's throttle
+/// key, RFC 9309's robots.txt origin, the operator's section 5 origin).
 ///
-/// `Example.COM.:8080` → `Example.COM`, `[::1]:443` → `::1`, `::1` → `::1`.
+/// `example.com.` is the fully-qualified spelling of `example.com`, and a
+/// resolver that accepts `example.com..` reaches the same server. Stripping
+/// one dot made `example.com..` a different host for R3 (not blocked) than
+/// for R4 and robots.txt (the same host): a host that is the same for one
+/// comparison is the same for all, and for R3 the wider reading is the one
+/// that blocks more, for R4 the one that spaces more (issue #18).
+///
+/// ```
+/// use wr_core::domain::strip_trailing_dots;
+/// assert_eq!(strip_trailing_dots("example.com.."), "example.com");
+/// assert_eq!(strip_trailing_dots("..."), "");
+/// ```
+pub fn strip_trailing_dots(host: &str) -> &str {
+    host.trim_end_matches('.')
+}
+
+/// `host` without its port, IPv6 brackets and trailing dots.
+///
+/// `Example.COM.:8080` → `Example.COM`, `a.test..` → `a.test`,
+/// `[::1]:443` → `::1`, `::1` → `::1`.
 pub fn normalize_host(host: &str) -> &str {
     let bare = if let Some(inner) = host.strip_prefix('[') {
         // `[v6]` or `[v6]:port`; without a `]` it is not a bracketed literal.
@@ -38,11 +59,11 @@ pub fn normalize_host(host: &str) -> &str {
             _ => host,
         }
     };
-    bare.strip_suffix('.').unwrap_or(bare)
+    strip_trailing_dots(bare)
 }
 
 /// Whether `host` is `domain` or a subdomain of it (R3a): case-insensitive,
-/// ports and one trailing dot ignored on both sides; an empty domain never
+/// ports and trailing dots ignored on both sides; an empty domain never
 /// matches.
 ///
 /// ```
@@ -94,8 +115,32 @@ mod tests {
         assert!(host_matches_domain("example.com.", "example.com"));
         assert!(host_matches_domain("www.example.com.:443", "EXAMPLE.com."));
         assert!(host_matches_domain("example.com", "example.com:8080"));
-        assert!(!host_matches_domain("example.com..", "example.com"));
         assert!(!host_matches_domain("notexample.com:80", "example.com"));
+    }
+
+    /// Issue #18: every trailing dot, as R4's throttle key and the robots.txt
+    /// origin strip them; `example.com..` was not blocked while it shared
+    /// `example.com`'s throttle key and robots.txt.
+    #[test]
+    fn every_trailing_dot_is_ignored_on_both_sides() {
+        for host in [
+            "example.com..",
+            "example.com...",
+            "www.example.com..:8080",
+            "WWW.EXAMPLE.COM...:443",
+        ] {
+            assert!(host_matches_domain(host, "example.com"), "{host}");
+        }
+        assert!(host_matches_domain("example.com", "example.com.."));
+        assert!(host_matches_domain("a.example.com.", "example.com..:80"));
+        assert!(!host_matches_domain("notexample.com..", "example.com"));
+        assert!(!host_matches_domain(
+            "example.com..evil.test",
+            "example.com"
+        ));
+        // Dots alone are no domain and no host.
+        assert!(!host_matches_domain("...", "..."));
+        assert!(!host_matches_domain("example.com", "..:80"));
     }
 
     #[test]
@@ -135,5 +180,7 @@ mod tests {
         assert_eq!(normalize_host("::1"), "::1");
         assert_eq!(normalize_host("a:"), "a");
         assert_eq!(normalize_host("."), "");
+        assert_eq!(normalize_host(".."), "");
+        assert_eq!(normalize_host("a.test..:8080"), "a.test");
     }
 }

@@ -19,6 +19,7 @@ use crate::constants::{
     BLOCKLIST_PATH, BLOCKLIST_SCHEMA_PATH, MIN_REQUEST_INTERVAL, OPERATOR_BASE, ROBOTS_TTL,
     TEST_FIXTURES_PATH, UA_TOKEN,
 };
+use crate::domain::strip_trailing_dots;
 use crate::robots::{CrawlDelay, Policy, Reading, Verdict};
 use crate::time::Timestamp;
 use crate::url::{Url, UrlError};
@@ -58,9 +59,10 @@ impl Default for GateConfig {
     }
 }
 
-/// The throttle key of a URL: lower-case host, without a trailing dot,
-/// with the port when it is not the scheme's default (R4: "the throttle
-/// key is the host"). A type, not a string, so a host key cannot be mixed
+/// The throttle key of a URL: lower-case host, without its trailing dots
+/// ([`strip_trailing_dots`], the one rule of every host comparison), with
+/// the port when it is not the scheme's default (R4: "the throttle key is
+/// the host"). A type, not a string, so a host key cannot be mixed
 /// up with an origin or a URL; it reads as a `&str` where one is wanted.
 #[derive(Debug, Clone, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct HostKey(String);
@@ -68,7 +70,7 @@ pub struct HostKey(String);
 impl HostKey {
     /// The key of `url`.
     pub fn of(url: &Url<'_>) -> HostKey {
-        let host = url.host.trim_end_matches('.').to_ascii_lowercase();
+        let host = strip_trailing_dots(url.host).to_ascii_lowercase();
         HostKey(match url.non_default_port() {
             Some(p) => alloc::format!("{host}:{p}"),
             None => host,
@@ -121,7 +123,7 @@ impl Origin {
             key: alloc::format!(
                 "{}://{}:{}",
                 url.scheme.to_ascii_lowercase(),
-                url.host.trim_end_matches('.').to_ascii_lowercase(),
+                strip_trailing_dots(url.host).to_ascii_lowercase(),
                 url.effective_port()
             ),
             host: HostKey::of(url),
@@ -157,7 +159,7 @@ pub fn origin_key(url: &Url<'_>) -> Origin {
 
 /// Where a host's robots.txt lives.
 pub fn robots_url(url: &Url<'_>) -> String {
-    let host = url.host.trim_end_matches('.').to_ascii_lowercase();
+    let host = strip_trailing_dots(url.host).to_ascii_lowercase();
     match url.non_default_port() {
         Some(p) => alloc::format!(
             "{}://{host}:{p}/robots.txt",
@@ -202,8 +204,13 @@ struct HostState {
 pub enum WaitReason {
     /// R4 spacing of max(1 s, Crawl-delay) since the last request.
     Throttle,
-    /// R5: Retry-After or backoff after a 429/503 (or other retryable error).
+    /// R5: our own backoff after a 429/503 (or other retryable error)
+    /// that came without a Retry-After.
     Backoff,
+    /// R5: the server's `Retry-After` ("wait at least that long"). Unlike
+    /// our own holds, nothing but the server may shorten it: `wr-feeds
+    /// reset` keeps it unless forced.
+    RetryAfter,
     /// R5: retries exhausted; the host is left alone for a while.
     Cooldown,
 }

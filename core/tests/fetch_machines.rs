@@ -284,6 +284,74 @@ fn a_host_that_timed_out_twice_is_left_alone_for_the_rest_of_the_run() {
     assert_eq!(h.sent.len(), before, "no request to a timed-out host");
 }
 
+/// Issue #18 (R5): a hold says whose it is. Our backoff (no Retry-After)
+/// and our cool-down are ours; a server's Retry-After is recorded as such,
+/// so a store and `wr-feeds reset` can keep it, and when it comes with the
+/// answer that spends the budget it still binds: the host is not asked
+/// before it, however much shorter our one-hour cool-down is.
+#[test]
+fn holds_name_a_servers_retry_after_apart_and_it_outlasts_the_cool_down() {
+    let mut h = Harness::new(gate_with(&[]));
+    let mut n = 0;
+    let mut server = robots_404_then(move |_r: &Request| {
+        n += 1;
+        Ok(if n <= 5 {
+            resp(503)
+        } else {
+            with(429, |x| x.retry_after = Some("7200".into()))
+        })
+    });
+    let out = h.drive(&mut Get::new("https://a.test/x", None), &mut server);
+    assert!(
+        matches!(&out, GetOutcome::Failed { reason, .. } if reason.contains("alone for 120 min")),
+        "{out:?}"
+    );
+    let reasons: Vec<WaitReason> = h
+        .effects
+        .iter()
+        .filter_map(|e| match e {
+            Effect::Hold { reason, .. } => Some(*reason),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        reasons,
+        [
+            WaitReason::Backoff,
+            WaitReason::Backoff,
+            WaitReason::Backoff,
+            WaitReason::Backoff,
+            WaitReason::Backoff,
+            WaitReason::RetryAfter,
+            WaitReason::Cooldown
+        ]
+    );
+    let (until, reason) = h.gate.host_hold("a.test").expect("held");
+    assert_eq!(reason, WaitReason::RetryAfter);
+    assert!(
+        until > h.now.saturating_add(Duration::from_secs(7200)),
+        "{until:?}"
+    );
+
+    // A Retry-After on a retried answer is the server's too.
+    let mut h = Harness::new(gate_with(&[]));
+    let mut n = 0;
+    let mut server = robots_404_then(move |_r: &Request| {
+        n += 1;
+        Ok(if n == 1 {
+            with(429, |x| x.retry_after = Some("3600".into()))
+        } else {
+            resp(200)
+        })
+    });
+    let out = h.drive(&mut Get::new("https://a.test/x", None), &mut server);
+    assert!(matches!(out, GetOutcome::Deferred { .. }), "{out:?}");
+    assert_eq!(
+        h.gate.host_hold("a.test").map(|(_, r)| r),
+        Some(WaitReason::RetryAfter)
+    );
+}
+
 #[test]
 fn a_retry_after_past_the_runs_patience_defers_with_the_instant_and_holds_the_host() {
     let mut h = Harness::new(gate_with(&[]));
@@ -428,6 +496,16 @@ fn a_declared_feed_that_answers_html_fails_the_source_without_trying_the_page() 
 }
 
 fn refresh(h: &mut Harness, stored: Stored, server: &mut Server<'_>) -> Refreshed {
+    refresh_to(h, stored, server, Blocklist::empty())
+}
+
+/// A refresh whose document validates to `list`.
+fn refresh_to(
+    h: &mut Harness,
+    stored: Stored,
+    server: &mut Server<'_>,
+    list: Blocklist,
+) -> Refreshed {
     let mut m = BlocklistRefresh::new(
         "https://wal.sh/.well-known/walsh-research/blocklist.json",
         stored,
@@ -436,11 +514,172 @@ fn refresh(h: &mut Harness, stored: Stored, server: &mut Server<'_>) -> Refreshe
         match h.drive(&mut m, server) {
             RefreshEvent::Finished(r) => return r,
             RefreshEvent::Validate { .. } => {
-                let list = Blocklist::empty();
-                m.validated(&mut h.cx(), Ok(list));
+                m.validated(&mut h.cx(), Ok(list.clone()));
             }
         }
     }
+}
+
+/// The operator's list with `refresh` as its document writes it.
+fn list_refreshed(refresh: &str) -> Blocklist {
+    Blocklist::new(
+        "walsh-research-blocklist/v1",
+        Some(refresh),
+        [BlockedDomain::new(
+            "blocked.test",
+            "2026-01-01",
+            "opted out",
+        )],
+    )
+    .unwrap()
+}
+
+/// Issue #18: a schema-valid `"refresh": "PT0S"` made the list stale the
+/// instant it was adopted, so R12's block-on-refresh asked for it again
+/// before every request: one blocklist GET a second, no target ever sent.
+/// Driven as the pipeline drives a GET (a `NeedBlocklist` runs a refresh),
+/// the list is now asked for once, the floor keeps it fresh, and the
+/// targets go, a listed one still denied.
+#[test]
+fn a_zero_refresh_is_read_as_the_floor_and_the_targets_go() {
+    use wr_core::constants::BLOCKLIST_REFRESH_FLOOR;
+    let mut h = Harness::new(Gate::new(GateConfig {
+        operator_base: OPERATOR.into(),
+        ..GateConfig::default()
+    }));
+    let mut server = robots_404_then(|_r: &Request| Ok(resp(200)));
+    let mut outcomes = Vec::new();
+    for url in [
+        "https://a.test/1",
+        "https://a.test/2",
+        "https://b.test/1",
+        "https://blocked.test/1",
+    ] {
+        let mut get = Get::new(url, None);
+        let out = loop {
+            let action = get.poll(&mut h.cx());
+            h.effects.extend(h.run.take_effects());
+            match action {
+                Action::NeedBlocklist => {
+                    let r =
+                        refresh_to(&mut h, Stored::Nothing, &mut server, list_refreshed("PT0S"));
+                    assert_eq!(r, Refreshed::Fresh { entries: 1 });
+                }
+                Action::Send(req) => {
+                    h.sent.push((h.now, req.url().to_string()));
+                    h.now = h.now.saturating_add(Duration::from_millis(20));
+                    get.handle_response(&mut h.cx(), server(&req).unwrap(), None);
+                    h.effects.extend(h.run.take_effects());
+                    if let Some(out) = get.take_output() {
+                        break out;
+                    }
+                }
+                Action::Wait(t) => h.now = t,
+                Action::Done(out) => break out,
+            }
+            assert!(h.sent.len() < 50, "a livelock: {:?}", h.urls());
+        };
+        outcomes.push(out);
+    }
+    let blocklist_gets = h
+        .urls()
+        .iter()
+        .filter(|u| u.ends_with("blocklist.json"))
+        .count();
+    assert_eq!(blocklist_gets, 1, "{:?}", h.urls());
+    assert_eq!(h.run.blocklist_requests(), 1);
+    assert!(h.urls().contains(&"https://a.test/2"), "{:?}", h.urls());
+    assert!(h.urls().contains(&"https://b.test/1"), "{:?}", h.urls());
+    assert!(
+        matches!(outcomes[2], GetOutcome::Response { .. }),
+        "{:?}",
+        outcomes[2]
+    );
+    assert!(
+        matches!(outcomes[3], GetOutcome::DeniedBlocklist { .. }),
+        "{:?}",
+        outcomes[3]
+    );
+    assert!(!h.urls().iter().any(|u| u.contains("blocked.test")));
+    // The reader is told the refresh was raised to the floor.
+    assert!(
+        h.effects
+            .iter()
+            .any(|e| matches!(e, Effect::Notice(n) if n.contains("shorter than the 300 s floor"))),
+        "{:?}",
+        h.effects
+    );
+    // Fresh until the floor has passed, due at it.
+    let adopted = h.now;
+    assert!(matches!(
+        h.gate.check("https://c.test/", adopted),
+        wr_core::gate::Decision::NeedRobots(_)
+    ));
+    let due = h.sent[0]
+        .0
+        .saturating_add(BLOCKLIST_REFRESH_FLOOR)
+        .saturating_add(Duration::from_millis(20));
+    assert_eq!(
+        h.gate.check("https://c.test/", due),
+        wr_core::gate::Decision::NeedBlocklist
+    );
+}
+
+/// Issue #18: whatever the clock does, a run asks for the blocklist at most
+/// `BLOCKLIST_REQUESTS_PER_RUN` times; past that a refresh sends nothing
+/// and the list in force stays (R3b), still blocking what it lists.
+#[test]
+fn a_run_asks_for_the_blocklist_a_bounded_number_of_times() {
+    use wr_core::constants::{BLOCKLIST_REFRESH_FLOOR, BLOCKLIST_REQUESTS_PER_RUN};
+    let mut h = Harness::new(Gate::new(GateConfig {
+        operator_base: OPERATOR.into(),
+        ..GateConfig::default()
+    }));
+    let mut server = |_r: &Request| Ok(resp(200));
+    let mut outcomes = Vec::new();
+    for _ in 0..(BLOCKLIST_REQUESTS_PER_RUN + 5) {
+        // A clock that jumps an hour (past the floor and past R3b's retry
+        // interval) before every refresh.
+        h.now = h.now.saturating_add(Duration::from_secs(3600));
+        assert_eq!(
+            h.gate.check("https://a.test/", h.now),
+            wr_core::gate::Decision::NeedBlocklist
+        );
+        outcomes.push(refresh_to(
+            &mut h,
+            Stored::Nothing,
+            &mut server,
+            list_refreshed("PT0S"),
+        ));
+    }
+    let n = BLOCKLIST_REQUESTS_PER_RUN as usize;
+    assert_eq!(h.sent.len(), n, "{:?}", h.urls());
+    assert_eq!(h.run.blocklist_requests(), BLOCKLIST_REQUESTS_PER_RUN);
+    assert!(outcomes[..n]
+        .iter()
+        .all(|r| matches!(r, Refreshed::Fresh { .. })));
+    for r in &outcomes[n..] {
+        assert!(
+            matches!(r, Refreshed::Retained { entries: 1, reason } if reason.contains("not asked again")),
+            "{r:?}"
+        );
+    }
+    // The list in force still blocks, and no longer asks to be refreshed
+    // at once (R3b's retry interval).
+    assert!(matches!(
+        h.gate.check("https://blocked.test/", h.now),
+        wr_core::gate::Decision::DenyBlocklist(_)
+    ));
+    assert_ne!(
+        h.gate.check("https://a.test/", h.now),
+        wr_core::gate::Decision::NeedBlocklist
+    );
+    // A new run may ask again.
+    h.run = Run::new(Duration::from_secs(300), Backoff::default());
+    h.now = h.now.saturating_add(BLOCKLIST_REFRESH_FLOOR * 4);
+    let r = refresh_to(&mut h, Stored::Nothing, &mut server, list_refreshed("PT0S"));
+    assert_eq!(r, Refreshed::Fresh { entries: 1 });
+    assert_eq!(h.sent.len(), n + 1);
 }
 
 #[test]

@@ -495,3 +495,89 @@ fn an_operator_base_that_is_not_an_origin_exempts_nothing() {
         }
     }
 }
+
+/// Issue #18: one trailing-dot rule for every host comparison. R3 stripped
+/// one trailing dot while R4's throttle key and the robots.txt origin
+/// stripped all, so `example.com..` shared `example.com`'s spacing and
+/// robots.txt but was not blocked with it. Every comparison now strips
+/// every trailing dot (`wr_core::domain::strip_trailing_dots`), with and
+/// without a port.
+#[test]
+fn every_host_comparison_strips_every_trailing_dot() {
+    use wr_core::gate::{host_key, origin_key, robots_url};
+    let key = |u: &str| host_key(&Url::parse(u).unwrap()).as_str().to_string();
+    let origin = |u: &str| origin_key(&Url::parse(u).unwrap()).as_str().to_string();
+    let robots = |u: &str| robots_url(&Url::parse(u).unwrap());
+    for (spelt, bare) in [
+        ("https://a.test./x", "https://a.test/x"),
+        ("https://a.test../x", "https://a.test/x"),
+        ("https://A.Test...:8443/x", "https://a.test:8443/x"),
+        ("http://a.test..:80/x", "http://a.test/x"),
+    ] {
+        assert_eq!(key(spelt), key(bare), "R4 throttle key of {spelt}");
+        assert_eq!(origin(spelt), origin(bare), "robots.txt origin of {spelt}");
+        assert_eq!(robots(spelt), robots(bare), "robots.txt URL of {spelt}");
+    }
+    assert_eq!(key("https://a.test..:8443/"), "a.test:8443");
+
+    // R3: a listed domain blocks every spelling, port or not, and so does a
+    // listed domain written with dots.
+    let g = gate_with(&[]);
+    for url in [
+        "https://example.com../",
+        "https://www.example.com...:8443/feed",
+        "http://EXAMPLE.COM.:80/",
+    ] {
+        assert!(
+            matches!(g.check(url, T0), Decision::DenyBlocklist(d) if d.domain == "example.com"),
+            "{url}"
+        );
+    }
+    let mut dotted = Gate::new(GateConfig::default());
+    dotted.blocklist_adopted(
+        Blocklist::new(
+            "walsh-research-blocklist/v1",
+            None,
+            [BlockedDomain::new("example.org..", "2026-05-23", "dots")],
+        )
+        .unwrap(),
+        T0,
+    );
+    assert!(matches!(
+        dotted.check("https://www.example.org:8443/", T0),
+        Decision::DenyBlocklist(_)
+    ));
+
+    // R4: one schedule for every spelling.
+    let mut g = gate_with(&[("https://a.test/", "")]);
+    assert!(g.admit("https://a.test/1", T0).is_ok());
+    assert!(matches!(
+        g.admit("https://a.test../2", T0.saturating_add(ms(500))),
+        Err(Decision::Wait {
+            reason: WaitReason::Throttle,
+            ..
+        })
+    ));
+
+    // The operator's section 5 origin is compared the same way: its
+    // resources under any spelling of its host are the operator's (and
+    // share its schedule), a dotted spelling of another host is not.
+    let mut op = Gate::new(GateConfig {
+        operator_base: "https://mirror.test..".to_string(),
+        ..GateConfig::default()
+    });
+    let p = op
+        .admit_operator(
+            "https://mirror.test./.well-known/walsh-research/blocklist.json",
+            T0,
+        )
+        .expect("the operator's own resource");
+    assert_eq!(p.host(), "mirror.test");
+    assert_eq!(
+        op.admit_operator(
+            "https://mirror.test.evil../.well-known/walsh-research/blocklist.json",
+            T0
+        ),
+        Err(Decision::NotOperatorResource)
+    );
+}

@@ -104,6 +104,23 @@ proptest! {
         );
     }
 
+    /// Issue #18's one trailing-dot rule: dots appended to the host or the
+    /// domain, with or without a port after them, never change the answer.
+    #[test]
+    fn trailing_dots_and_ports_never_change_a_match(
+        h in "[a-z]{1,4}(\\.[a-z]{1,4}){0,3}",
+        d in "[a-z]{1,4}(\\.[a-z]{1,4}){0,2}",
+        host_dots in 0usize..4,
+        domain_dots in 0usize..4,
+        port in proptest::option::of(1u16..),
+    ) {
+        let plain = host_matches_domain(&h, &d);
+        let port = port.map_or(String::new(), |p| format!(":{p}"));
+        let host = format!("{h}{}{port}", ".".repeat(host_dots));
+        let domain = format!("{d}{}", ".".repeat(domain_dots));
+        prop_assert_eq!(host_matches_domain(&host, &domain), plain, "{} / {}", host, domain);
+    }
+
     #[test]
     fn backoff_stays_under_its_ceiling(
         attempt in prop_oneof![0u32..80, any::<u32>()],

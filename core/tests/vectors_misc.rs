@@ -66,6 +66,34 @@ fn section_12_3_blocklist_domains() {
     report("12.3", failures);
 }
 
+/// R3a's "case-insensitively with port stripped", and the one trailing-dot
+/// rule (every trailing dot ignored, on both sides: issue #18), on hosts
+/// with ports and trailing dots; section 12.3 has none.
+#[test]
+fn r3a_ports_and_trailing_dots() {
+    let v = load("blocklist-hosts.json");
+    let mut failures = Vec::new();
+    for case in cases(&v, 18) {
+        let domain = str_field(case, "domain");
+        let host = str_field(case, "host");
+        let want = case["blocked"].as_bool().expect("`blocked` is a bool");
+        let list = Blocklist::new(
+            "walsh-research-blocklist/v1",
+            None,
+            [BlockedDomain::new(domain, "2026-05-23", "vector")],
+        )
+        .unwrap_or_else(|e| panic!("{domain}: {e}"));
+        let matched = host_matches_domain(host, domain);
+        let listed = list.blocked_by(host).is_some();
+        if matched != want || listed != want {
+            failures.push(format!(
+                "{case}: host_matches_domain={matched}, Blocklist::blocked_by={listed}"
+            ));
+        }
+    }
+    report("R3a hosts", failures);
+}
+
 #[test]
 fn section_12_4_canonical_urls() {
     let v = load("canonical-urls.json");

@@ -1,7 +1,7 @@
 //! The operator blocklist's host check (R3a) with wr-core's domain
 //! matching ([`host_matches_domain`]): a host is covered by a listed domain
 //! when it is that domain or a subdomain of it, ASCII case-insensitively,
-//! ports, IPv6 brackets and one trailing dot ignored on both sides; an
+//! ports, IPv6 brackets and trailing dots ignored on both sides; an
 //! empty domain covers nothing.
 
 use crate::{input_str, WrBytes, WR_ERR_ALIGN, WR_ERR_NULL};

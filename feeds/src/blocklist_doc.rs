@@ -31,7 +31,10 @@
 //!
 //! The second half of R3c (contract major, `refresh`, domain
 //! normalisation) is [`wr_core::blocklist::Blocklist::new`]'s job; this
-//! module runs it after schema validation.
+//! module runs it after schema validation. A schema-valid `refresh` below
+//! [`wr_core::constants::BLOCKLIST_REFRESH_FLOOR`] (`PT0S`) is adopted and
+//! read as the floor there, not refused here: the schema allows it, and
+//! refusing would keep an older list in force for want of a timing.
 
 use jsonschema::{Draft, Validator};
 use serde::Deserialize;

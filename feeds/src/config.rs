@@ -105,7 +105,7 @@ impl ConnectTo {
         let host_ok = self
             .from_host
             .as_deref()
-            .is_none_or(|h| h.eq_ignore_ascii_case(host.trim_end_matches('.')));
+            .is_none_or(|h| h.eq_ignore_ascii_case(wr_core::domain::strip_trailing_dots(host)));
         let port_ok = self.from_port.is_none_or(|p| p == port);
         (host_ok && port_ok).then(|| {
             (

@@ -42,7 +42,7 @@ use crate::report::{
     SourceReport, SourceStatus,
 };
 use crate::schedule::{Next, Schedule};
-use crate::store::{BlocklistRow, HostRow, RobotsRow, Store, StoreError, Validators};
+use crate::store::{BlocklistRow, HoldCause, HostRow, RobotsRow, Store, StoreError, Validators};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::sync::Arc;
@@ -215,7 +215,7 @@ pub fn resolved(url: &str) -> String {
 
 fn origin_base(url: &str) -> Option<String> {
     let u = CoreUrl::parse(url).ok()?;
-    let host = u.host.trim_end_matches('.').to_ascii_lowercase();
+    let host = wr_core::domain::strip_trailing_dots(u.host).to_ascii_lowercase();
     Some(match u.non_default_port() {
         Some(p) => format!("{}://{host}:{p}", u.scheme.to_ascii_lowercase()),
         None => format!("{}://{host}", u.scheme.to_ascii_lowercase()),
@@ -435,9 +435,14 @@ impl Pipeline {
                     host,
                     until,
                     reason,
-                } => self
-                    .store
-                    .hold(&host, until, reason == WaitReason::Cooldown)?,
+                } => {
+                    let cause = match reason {
+                        WaitReason::RetryAfter => HoldCause::RetryAfter,
+                        WaitReason::Cooldown => HoldCause::Cooldown,
+                        WaitReason::Backoff | WaitReason::Throttle => HoldCause::Backoff,
+                    };
+                    self.store.hold(&host, until, cause)?
+                }
                 Effect::RequestEnded { host, at } => self
                     .store
                     .reserve_slot(&host, |_| ((), Some((host.to_string(), at))))?,
@@ -823,7 +828,7 @@ impl Pipeline {
             // Say so, with the instant.
             Decision::Wait {
                 until,
-                reason: reason @ (WaitReason::Backoff | WaitReason::Cooldown),
+                reason: reason @ (WaitReason::Backoff | WaitReason::RetryAfter | WaitReason::Cooldown),
             } => CheckReport::Deferred {
                 url,
                 reason: fetch::held(now, until, reason),
@@ -1227,6 +1232,11 @@ fn restore(store: &Store, gate: &mut Gate, now: Timestamp) -> Result<BlocklistSt
 fn apply_host_row(gate: &mut Gate, host: &str, row: HostRow, now: Timestamp) {
     if let Some(t) = row.last_request {
         gate.observe_request(host, t);
+    }
+    // The server's Retry-After first: a hold of ours that ends at the same
+    // instant does not take its name.
+    if let Some(until) = row.retry_after_until.filter(|&t| t > now) {
+        gate.hold_host(host, until, WaitReason::RetryAfter);
     }
     if let Some(until) = row.hold_until.filter(|&t| t > now) {
         let reason = if row.cooldown {

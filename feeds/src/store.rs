@@ -5,7 +5,10 @@
 //! entries), `schema_cache` (the standalone blocklist schema, R10),
 //! `validators` (ETag / Last-Modified per URL and Accept variant, R7, with
 //! the representation they belong to), `hosts` (per-host last request and
-//! hold, R4/R5, shared by every process using the state directory: R4a),
+//! hold, R4/R5, shared by every process using the state directory: R4a;
+//! the instant a server's `Retry-After` asked to wait until is kept in a
+//! column of its own, `retry_after_until`, because R5 lets no one shorten
+//! it, not even `wr-feeds reset`),
 //! `sources` (per-source last run, R8, and failed runs in a row), `items`
 //! (every item seen per source, with `first_seen`, the set currently
 //! offered, and the day and instant of the digest that first reported it)
@@ -61,7 +64,8 @@ CREATE TABLE IF NOT EXISTS validators(
   url TEXT NOT NULL, accept TEXT NOT NULL, etag TEXT, last_modified TEXT, kind TEXT,
   stored_at INTEGER NOT NULL, PRIMARY KEY (url, accept));
 CREATE TABLE IF NOT EXISTS hosts(
-  host TEXT PRIMARY KEY, last_request INTEGER, hold_until INTEGER, hold_reason TEXT);
+  host TEXT PRIMARY KEY, last_request INTEGER, hold_until INTEGER, hold_reason TEXT,
+  retry_after_until INTEGER);
 CREATE TABLE IF NOT EXISTS sources(
   name TEXT PRIMARY KEY, last_run INTEGER, last_status TEXT, method TEXT, fetched_url TEXT,
   offered_at INTEGER, error_streak INTEGER NOT NULL DEFAULT 0);
@@ -80,7 +84,7 @@ CREATE TABLE IF NOT EXISTS digest_sources(
 /// migration of [`migrate`] has run. A store below it is brought up to
 /// date when it is opened for writing (or, for a read-only open, once,
 /// before it is read).
-const SCHEMA_VERSION: i64 = 1;
+const SCHEMA_VERSION: i64 = 2;
 
 /// A stored robots.txt.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -127,10 +131,37 @@ pub struct Validators {
 pub struct HostRow {
     /// Last request instant (any process).
     pub last_request: Option<Timestamp>,
-    /// Not before this instant.
+    /// Not before this instant (the latest of every hold).
     pub hold_until: Option<Timestamp>,
-    /// `true` for a cool-down (retries exhausted), `false` for a backoff.
+    /// `true` when the latest hold is a cool-down (retries exhausted).
     pub cooldown: bool,
+    /// The latest instant a server's `Retry-After` asked to wait until
+    /// (R5: "wait at least that long"); `hold_until` is never before it.
+    pub retry_after_until: Option<Timestamp>,
+}
+
+/// Why a host is held (R5), as [`Store::hold`] records it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HoldCause {
+    /// The server's `Retry-After`: kept apart, never shortened by a reset
+    /// without `force` ([`Store::lift_hold`]).
+    RetryAfter,
+    /// Our own jittered backoff after a failure without a `Retry-After`.
+    Backoff,
+    /// Our own cool-down after retries ran out.
+    Cooldown,
+}
+
+/// What [`Store::lift_hold`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Lift {
+    /// The hold before the reset, if the host was held after `now`.
+    pub was: Option<Timestamp>,
+    /// A server's `Retry-After` that is still in force after the reset
+    /// (kept: `force` was not given). The host stays held until then.
+    pub kept: Option<Timestamp>,
+    /// A server's `Retry-After` that `force` lifted.
+    pub forced: Option<Timestamp>,
 }
 
 /// A source's R8 row.
@@ -316,6 +347,17 @@ fn migrate(conn: &Connection) -> rusqlite::Result<()> {
     if !has("items", "reported_at") {
         conn.execute_batch("ALTER TABLE items ADD COLUMN reported_at INTEGER")?;
     }
+    // Stores from before the server's Retry-After was kept apart (issue
+    // #18): they wrote it as a "backoff" hold, as they wrote our own
+    // backoff. Reading every such hold as the server's is R5's side: a
+    // reset keeps it, and our own backoff lasts at most a minute anyway.
+    if !has("hosts", "retry_after_until") {
+        conn.execute_batch(
+            "ALTER TABLE hosts ADD COLUMN retry_after_until INTEGER;
+             UPDATE hosts SET retry_after_until = hold_until
+               WHERE hold_reason = 'backoff' AND hold_until IS NOT NULL;",
+        )?;
+    }
     let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
     if version < SCHEMA_VERSION {
         conn.pragma_update(None, "user_version", SCHEMA_VERSION)?;
@@ -421,17 +463,8 @@ impl Store {
         let run = || -> rusqlite::Result<Vec<(String, HostRow)>> {
             let mut st = self
                 .conn
-                .prepare("SELECT host, last_request, hold_until, hold_reason FROM hosts")?;
-            let rows = st.query_map([], |r| {
-                Ok((
-                    r.get::<_, String>(0)?,
-                    HostRow {
-                        last_request: ts(r.get(1)?),
-                        hold_until: ts(r.get(2)?),
-                        cooldown: r.get::<_, Option<String>>(3)?.as_deref() == Some("cooldown"),
-                    },
-                ))
-            })?;
+                .prepare(&format!("SELECT host, {HOST_COLUMNS} FROM hosts"))?;
+            let rows = st.query_map([], |r| Ok((r.get::<_, String>(0)?, host_row(r, 1)?)))?;
             rows.collect()
         };
         run().map_err(|e| self.err(e))
@@ -502,16 +535,29 @@ impl Store {
     }
 
     /// R5: nothing goes to `host` before `until` (never shortens a hold).
-    pub fn hold(&self, host: &str, until: Timestamp, cooldown: bool) -> Result<()> {
-        let reason = if cooldown { "cooldown" } else { "backoff" };
+    /// A server's `Retry-After` is also recorded apart
+    /// ([`HostRow::retry_after_until`]), so a later hold of ours (a
+    /// cool-down) cannot hide it from [`Store::lift_hold`].
+    pub fn hold(&self, host: &str, until: Timestamp, cause: HoldCause) -> Result<()> {
+        // `hold_reason` keeps the words older versions read.
+        let reason = match cause {
+            HoldCause::Cooldown => "cooldown",
+            HoldCause::Backoff | HoldCause::RetryAfter => "backoff",
+        };
+        let retry_after = (cause == HoldCause::RetryAfter).then(|| sql_ts(until));
         self.conn
             .execute(
-                "INSERT INTO hosts(host, hold_until, hold_reason) VALUES (?1, ?2, ?3)
+                "INSERT INTO hosts(host, hold_until, hold_reason, retry_after_until)
+                 VALUES (?1, ?2, ?3, ?4)
                  ON CONFLICT(host) DO UPDATE SET
                    hold_reason = CASE WHEN coalesce(hold_until, 0) < excluded.hold_until
                                  THEN excluded.hold_reason ELSE hold_reason END,
-                   hold_until = max(coalesce(hold_until, 0), excluded.hold_until)",
-                params![host, sql_ts(until), reason],
+                   hold_until = max(coalesce(hold_until, 0), excluded.hold_until),
+                   retry_after_until = CASE WHEN excluded.retry_after_until IS NULL
+                                       THEN retry_after_until
+                                       ELSE max(coalesce(retry_after_until, 0),
+                                                excluded.retry_after_until) END",
+                params![host, sql_ts(until), reason, retry_after],
             )
             .map(|_| ())
             .map_err(|e| self.err(e))
@@ -747,27 +793,49 @@ impl Store {
             .map_err(|e| self.err(e))
     }
 
-    /// Lifts the R5 hold on `host` (a Retry-After or a cool-down). Returns
-    /// the instant it held the host until, if it was held after `now`.
-    /// One transaction: a hold a run writes meanwhile is either lifted
-    /// whole or kept whole.
-    pub fn lift_hold(&self, host: &str, now: Timestamp) -> Result<Option<Timestamp>> {
+    /// Lifts our own R5 holds on `host` (the backoff, the cool-down after
+    /// retries ran out), but never a server's `Retry-After` unless `force`
+    /// (R5: "wait at least that long"): without it the host stays held
+    /// until the Retry-After's instant. Says what it did ([`Lift`]). One
+    /// transaction: a hold a run writes meanwhile is either lifted whole or
+    /// kept whole.
+    pub fn lift_hold(&self, host: &str, now: Timestamp, force: bool) -> Result<Lift> {
         let err = sql_error(&self.path);
         let tx = rusqlite::Transaction::new_unchecked(&self.conn, TransactionBehavior::Immediate)
             .map_err(&err)?;
-        let held = read_host(&tx, host)
-            .map_err(&err)?
-            .hold_until
-            .filter(|&t| t > now);
-        if held.is_some() {
-            tx.execute(
-                "UPDATE hosts SET hold_until = NULL, hold_reason = NULL WHERE host = ?1",
-                [host],
-            )
-            .map_err(&err)?;
-        }
+        let row = read_host(&tx, host).map_err(&err)?;
+        let was = row.hold_until.filter(|&t| t > now);
+        let server = row.retry_after_until.filter(|&t| t > now);
+        let lift = match (was, server) {
+            (None, _) => Lift::default(),
+            (Some(_), Some(until)) if !force => {
+                tx.execute(
+                    "UPDATE hosts SET hold_until = ?2, hold_reason = 'backoff' WHERE host = ?1",
+                    params![host, sql_ts(until)],
+                )
+                .map_err(&err)?;
+                Lift {
+                    was,
+                    kept: Some(until),
+                    forced: None,
+                }
+            }
+            (Some(_), server) => {
+                tx.execute(
+                    "UPDATE hosts SET hold_until = NULL, hold_reason = NULL,
+                       retry_after_until = NULL WHERE host = ?1",
+                    [host],
+                )
+                .map_err(&err)?;
+                Lift {
+                    was,
+                    kept: None,
+                    forced: server,
+                }
+            }
+        };
         tx.commit().map_err(&err)?;
-        Ok(held)
+        Ok(lift)
     }
 
     /// Stores the items a source currently offers, in one transaction, and
@@ -1117,17 +1185,24 @@ fn write_validators(
     Ok(())
 }
 
+/// The columns [`host_row`] reads, in its order.
+const HOST_COLUMNS: &str = "last_request, hold_until, hold_reason, retry_after_until";
+
+/// A [`HostRow`] from the [`HOST_COLUMNS`] of `r` starting at column `at`.
+fn host_row(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<HostRow> {
+    Ok(HostRow {
+        last_request: ts(r.get(at)?),
+        hold_until: ts(r.get(at + 1)?),
+        cooldown: r.get::<_, Option<String>>(at + 2)?.as_deref() == Some("cooldown"),
+        retry_after_until: ts(r.get(at + 3)?),
+    })
+}
+
 fn read_host(conn: &Connection, host: &str) -> rusqlite::Result<HostRow> {
     conn.query_row(
-        "SELECT last_request, hold_until, hold_reason FROM hosts WHERE host = ?1",
+        &format!("SELECT {HOST_COLUMNS} FROM hosts WHERE host = ?1"),
         [host],
-        |r| {
-            Ok(HostRow {
-                last_request: ts(r.get(0)?),
-                hold_until: ts(r.get(1)?),
-                cooldown: r.get::<_, Option<String>>(2)?.as_deref() == Some("cooldown"),
-            })
-        },
+        |r| host_row(r, 0),
     )
     .optional()
     .map(|o| o.unwrap_or_default())
@@ -1221,13 +1296,126 @@ mod tests {
         assert_eq!(s.source("src").unwrap().last_run, None);
         assert_eq!(s.error_streak("src").unwrap(), 0);
         assert!(!s.reset_source("src").unwrap(), "nothing left to reset");
-        s.hold("h.test", Timestamp(5_000), true).unwrap();
+        s.hold("h.test", Timestamp(5_000), HoldCause::Cooldown)
+            .unwrap();
         assert_eq!(
-            s.lift_hold("h.test", Timestamp(1_000)).unwrap(),
-            Some(Timestamp(5_000))
+            s.lift_hold("h.test", Timestamp(1_000), false).unwrap(),
+            Lift {
+                was: Some(Timestamp(5_000)),
+                ..Lift::default()
+            }
         );
         assert_eq!(s.host("h.test").unwrap().hold_until, None);
-        assert_eq!(s.lift_hold("h.test", Timestamp(1_000)).unwrap(), None);
+        assert_eq!(
+            s.lift_hold("h.test", Timestamp(1_000), false).unwrap(),
+            Lift::default()
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// Issue #18 (R5: "wait at least that long"): a reset lifts our own
+    /// holds but keeps a server's Retry-After, also under a longer
+    /// cool-down of ours, unless forced.
+    #[test]
+    fn a_reset_keeps_a_servers_retry_after_unless_forced() {
+        let dir = std::env::temp_dir().join(format!("wr-store-ra-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let s = Store::open(&dir).unwrap();
+        let now = Timestamp(1_000);
+        // Our backoff, then the server's Retry-After, then our cool-down.
+        s.hold("h.test", Timestamp(2_000), HoldCause::Backoff)
+            .unwrap();
+        s.hold("h.test", Timestamp(3_600_000), HoldCause::RetryAfter)
+            .unwrap();
+        s.hold("h.test", Timestamp(1_000), HoldCause::RetryAfter)
+            .unwrap();
+        let row = s.host("h.test").unwrap();
+        assert_eq!(row.hold_until, Some(Timestamp(3_600_000)));
+        assert_eq!(row.retry_after_until, Some(Timestamp(3_600_000)));
+        s.hold("h.test", Timestamp(7_200_000), HoldCause::Cooldown)
+            .unwrap();
+        let row = s.host("h.test").unwrap();
+        assert_eq!(
+            (row.hold_until, row.cooldown, row.retry_after_until),
+            (Some(Timestamp(7_200_000)), true, Some(Timestamp(3_600_000)))
+        );
+        // Without force: our cool-down goes, the server's hour stays.
+        let lift = s.lift_hold("h.test", now, false).unwrap();
+        assert_eq!(
+            lift,
+            Lift {
+                was: Some(Timestamp(7_200_000)),
+                kept: Some(Timestamp(3_600_000)),
+                forced: None
+            }
+        );
+        let row = s.host("h.test").unwrap();
+        assert_eq!(row.hold_until, Some(Timestamp(3_600_000)));
+        assert!(!row.cooldown);
+        // Again: nothing of ours left, the server's hold is kept.
+        let lift = s.lift_hold("h.test", now, false).unwrap();
+        assert_eq!(lift.kept, Some(Timestamp(3_600_000)));
+        assert_eq!(
+            s.host("h.test").unwrap().hold_until,
+            Some(Timestamp(3_600_000))
+        );
+        // Forced: lifted, and said so.
+        let lift = s.lift_hold("h.test", now, true).unwrap();
+        assert_eq!(
+            lift,
+            Lift {
+                was: Some(Timestamp(3_600_000)),
+                kept: None,
+                forced: Some(Timestamp(3_600_000))
+            }
+        );
+        let row = s.host("h.test").unwrap();
+        assert_eq!((row.hold_until, row.retry_after_until), (None, None));
+        // A Retry-After already past is no reason to keep anything.
+        s.hold("p.test", Timestamp(500), HoldCause::RetryAfter)
+            .unwrap();
+        s.hold("p.test", Timestamp(9_000), HoldCause::Cooldown)
+            .unwrap();
+        let lift = s.lift_hold("p.test", now, false).unwrap();
+        assert_eq!((lift.was, lift.kept), (Some(Timestamp(9_000)), None));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A store from before Retry-After was kept apart: its "backoff" holds
+    /// may have been a server's, so they are read as one (R5's side).
+    #[test]
+    fn an_older_stores_backoff_holds_are_kept_as_the_servers() {
+        let dir = std::env::temp_dir().join(format!("wr-store-ra-old-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let old = Connection::open(dir.join(crate::config::DB_FILE)).unwrap();
+        old.execute_batch(
+            "CREATE TABLE hosts(
+               host TEXT PRIMARY KEY, last_request INTEGER, hold_until INTEGER, hold_reason TEXT);
+             INSERT INTO hosts VALUES ('ra.test', NULL, 5000, 'backoff');
+             INSERT INTO hosts VALUES ('cool.test', NULL, 5000, 'cooldown');
+             PRAGMA user_version = 1;",
+        )
+        .unwrap();
+        drop(old);
+        let s = Store::open_existing(&dir, true).unwrap().unwrap();
+        assert_eq!(
+            s.host("ra.test").unwrap().retry_after_until,
+            Some(Timestamp(5_000))
+        );
+        assert_eq!(s.host("cool.test").unwrap().retry_after_until, None);
+        assert_eq!(
+            s.lift_hold("ra.test", Timestamp(1_000), false)
+                .unwrap()
+                .kept,
+            Some(Timestamp(5_000))
+        );
+        assert_eq!(
+            s.lift_hold("cool.test", Timestamp(1_000), false)
+                .unwrap()
+                .kept,
+            None
+        );
         let _ = std::fs::remove_dir_all(&dir);
     }
 

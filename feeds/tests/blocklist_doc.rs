@@ -508,3 +508,13 @@ fn fixtures_contract_and_shape_are_checked() {
     ));
     assert!(parse_fixtures(&"[".repeat(100_000).into_bytes()).is_err());
 }
+
+#[test]
+fn r3_a_zero_refresh_is_adopted_and_read_as_the_floor() {
+    // Issue #18: "PT0S" is schema-valid; taken as written it livelocked
+    // every run. It is adopted (the schema allows it) and read as the floor.
+    let doc = edited(|d| *field(d, "refresh") = json!("PT0S"));
+    let list = validate(&doc, None).expect("PT0S is schema-valid");
+    assert_eq!(list.refresh(), wr_core::constants::BLOCKLIST_REFRESH_FLOOR);
+    assert_eq!(list.refresh_as_written(), Duration::ZERO);
+}

@@ -1579,7 +1579,7 @@ fn a_blocklist_never_asked_for_defers_the_targets() {
         .hold(
             "wal.sh",
             wr_feeds::Clock::now(&*clock).saturating_add(Duration::from_secs(3600)),
-            true,
+            wr_feeds::store::HoldCause::Cooldown,
         )
         .unwrap();
     drop(p);
@@ -1704,11 +1704,15 @@ fn check_reports_a_held_host_as_deferred_with_the_instant() {
         .hold(
             "held.test",
             now.saturating_add(Duration::from_secs(7200)),
-            false,
+            wr_feeds::store::HoldCause::RetryAfter,
         )
         .unwrap();
     p.store()
-        .hold("far.test", Timestamp(u64::MAX), true)
+        .hold(
+            "far.test",
+            Timestamp(u64::MAX),
+            wr_feeds::store::HoldCause::Cooldown,
+        )
         .unwrap();
     drop(p);
     let mut p = Pipeline::open(cfg).unwrap();
@@ -2185,4 +2189,124 @@ fn a_denied_source_does_not_wait_for_its_hosts_crawl_delay() {
         "{log:?}"
     );
     assert!(at("denied") < start + 60_000, "{log:?}");
+}
+
+/// Issue #18: a blocklist whose `"refresh"` is `"PT0S"` (schema-valid)
+/// went stale the instant it was adopted, so R12's block-on-refresh asked
+/// for it before every request: one blocklist GET a second, no target ever
+/// fetched, `check` never returning. The refresh is now read as the
+/// 5-minute floor: one GET for the run, the targets fetched, `check`
+/// answering from the list in force, and a refresh once the floor has
+/// passed. The server answers 500 past 20 blocklist requests, so that a
+/// regression ends (and fails on the count) instead of spinning forever.
+#[test]
+fn a_zero_refresh_blocklist_is_asked_once_and_the_targets_go() {
+    let asked = Arc::new(AtomicUsize::new(0));
+    let a = asked.clone();
+    let zero = String::from_utf8(data("operator/blocklist.json"))
+        .unwrap()
+        .replace("\"refresh\": \"PT6H\"", "\"refresh\": \"PT0S\"");
+    assert!(zero.contains("\"PT0S\""), "the fixture's refresh changed");
+    let server = TestServer::start(move |r| match (r.host.as_str(), r.path()) {
+        ("wal.sh", "/.well-known/walsh-research/blocklist.json") => {
+            if a.fetch_add(1, Ordering::SeqCst) < 20 {
+                Reply::new(200, "application/json", zero.clone())
+            } else {
+                Reply::new(500, "text/plain", "circuit breaker of the test")
+            }
+        }
+        ("wal.sh", _) => operator(r),
+        (_, "/robots.txt") => Reply::not_found(),
+        (_, _) => Reply::new(200, "text/markdown", "[x](https://x.test/x)"),
+    });
+    let clock = Arc::new(ManualClock::new(Timestamp::from_secs(1_780_000_000)));
+    let dir = state_dir("blocklist-pt0s");
+    let mut cfg = config(&dir, &server, &["example.com", "a.test", "b.test"]);
+    cfg.clock = clock.clone();
+    let sources = [
+        src("a1", "http://a.test/one", None),
+        src("a2", "http://a.test/two", None),
+        src("b", "http://b.test/", None),
+        src("listed", "http://example.com/", None),
+    ];
+    let mut p = Pipeline::open(cfg.clone()).unwrap();
+    let rep = p.run(&sources, FORCE, &mut NoProgress).unwrap();
+    let targets = |s: &TestServer| {
+        s.requests()
+            .iter()
+            .map(|r| format!("{}{}", r.host, r.path()))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(asked.load(Ordering::SeqCst), 1, "{:?}", targets(&server));
+    assert!(
+        matches!(
+            rep.blocklist,
+            wr_feeds::BlocklistState::Fresh { entries: 1 }
+        ),
+        "{:?}",
+        rep.blocklist
+    );
+    for s in &rep.sources[..3] {
+        assert_eq!(
+            s.status,
+            SourceStatus::Ok {
+                not_modified: false
+            },
+            "{}",
+            s.name
+        );
+    }
+    assert!(matches!(
+        rep.sources[3].status,
+        SourceStatus::DeniedBlocklist { .. }
+    ));
+    for target in ["/one", "/two"] {
+        assert_eq!(
+            server
+                .requests_to("a.test")
+                .iter()
+                .filter(|r| r.path() == target)
+                .count(),
+            1,
+            "{target}"
+        );
+    }
+    assert!(server.requests_to("example.com").is_empty());
+    assert!(
+        rep.notices
+            .iter()
+            .any(|n| n.contains("shorter than the 300 s floor")),
+        "{:?}",
+        rep.notices
+    );
+
+    // `check` answers from the list in force: no new blocklist request.
+    let check = p.check("http://b.test/page", &mut NoProgress).unwrap();
+    assert!(matches!(check, CheckReport::Allowed { .. }), "{check:?}");
+    let check = p.check("http://www.example.com/", &mut NoProgress).unwrap();
+    assert!(
+        matches!(check, CheckReport::DeniedBlocklist { .. }),
+        "{check:?}"
+    );
+    assert_eq!(asked.load(Ordering::SeqCst), 1);
+    // Once the floor has passed, R12's block-on-refresh asks again, once.
+    clock.advance(wr_core::constants::BLOCKLIST_REFRESH_FLOOR);
+    let check = p.check("http://b.test/page", &mut NoProgress).unwrap();
+    assert!(matches!(check, CheckReport::Allowed { .. }), "{check:?}");
+    assert_eq!(asked.load(Ordering::SeqCst), 2);
+    drop(p);
+
+    // The next run, within the floor, reads the stored list: no request.
+    let mut p = Pipeline::open(cfg).unwrap();
+    let rep = p.run(&sources, FORCE, &mut NoProgress).unwrap();
+    assert_eq!(asked.load(Ordering::SeqCst), 2);
+    assert!(
+        matches!(
+            rep.blocklist,
+            wr_feeds::BlocklistState::Cached { entries: 1 }
+        ),
+        "{:?}",
+        rep.blocklist
+    );
+    assert_ua(&server.requests());
 }

@@ -1,6 +1,12 @@
 //! `wr-feeds reset HOST|SOURCE...`: lifts a host's hold (R5) or forgets a
 //! source's state (its R8 hour, its error streak), saying what it lifted.
 //!
+//! Only our own holds are lifted: the backoff and the one-hour cool-down
+//! after retries ran out. A server's `Retry-After` is kept, since R5 says
+//! "wait at least that long" and a reset that lifted it made the next run
+//! ask a server that had said 3600 s a second later (issue #18). `--force`
+//! lifts it anyway, and says so.
+//!
 //! It makes no request and creates no state directory. It writes one
 //! short transaction per target; it holds the run lock only while it
 //! writes, and only if no run holds it (it never waits for one). A reset
@@ -14,6 +20,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 use wr_feeds::extract::clean_message;
+use wr_feeds::store::Lift;
 
 #[derive(clap::Args)]
 pub(crate) struct Args {
@@ -23,6 +30,10 @@ pub(crate) struct Args {
     /// A sources file whose [settings] state_dir to use.
     #[arg(long, value_name = "SOURCES")]
     pub(crate) sources: Option<PathBuf>,
+    /// Also lift a hold a server asked for with `Retry-After` (R5 says
+    /// to wait at least that long; without --force it is kept).
+    #[arg(long)]
+    pub(crate) force: bool,
 }
 
 /// What a reset target may name: a source (by key) and a host.
@@ -58,12 +69,13 @@ fn target(raw: &str, named: &Named) -> Target {
     }
     Target {
         key: None,
-        host: Some(lower.trim_end_matches('.').to_string()),
+        host: Some(wr_core::domain::strip_trailing_dots(&lower).to_string()),
     }
 }
 
 /// Runs `reset`: exit 0 when something was lifted for every target, 1 when
-/// a target had nothing to lift.
+/// a target had nothing to lift or only a server's Retry-After, which is
+/// kept without `--force`.
 pub fn run(args: &Args, common: &Common) -> CmdResult {
     let ui = Ui::new(common.quiet, common.verbose);
     let (settings, named) = settings_of(args.sources.as_deref())?;
@@ -92,13 +104,44 @@ pub fn run(args: &Args, common: &Common) -> CmdResult {
         let shown = clean_message(raw);
         let t = target(raw, &named);
         let mut lifted = Vec::new();
+        let mut kept = Vec::new();
         if let Some(host) = &t.host {
-            if let Some(until) = store.lift_hold(host, now).map_err(store_err)? {
-                lifted.push(format!(
-                    "lifted the hold on host {} (it was held until {})",
-                    clean_message(host),
-                    ms_to_rfc3339(until.0)
-                ));
+            let lift = store.lift_hold(host, now, args.force).map_err(store_err)?;
+            let host = clean_message(host);
+            match lift {
+                Lift { was: None, .. } => {}
+                Lift {
+                    was: Some(was),
+                    kept: Some(until),
+                    ..
+                } => {
+                    if was > until {
+                        lifted.push(format!(
+                            "lifted our own hold on host {host} (it was held until {})",
+                            ms_to_rfc3339(was.0)
+                        ));
+                    }
+                    kept.push(format!(
+                        "{shown}: kept the hold on host {host} until {}: the server asked for it \
+                         with Retry-After, and R5 says to wait at least that long; \
+                         `wr-feeds reset --force {host}` lifts it anyway",
+                        ms_to_rfc3339(until.0)
+                    ));
+                }
+                Lift {
+                    was: Some(was),
+                    forced: Some(server),
+                    ..
+                } => lifted.push(format!(
+                    "lifted the hold on host {host} (it was held until {}), including the \
+                     server's Retry-After until {} (--force: R5 asks to wait at least that long)",
+                    ms_to_rfc3339(was.0),
+                    ms_to_rfc3339(server.0)
+                )),
+                Lift { was: Some(was), .. } => lifted.push(format!(
+                    "lifted the hold on host {host} (it was held until {})",
+                    ms_to_rfc3339(was.0)
+                )),
             }
         }
         // A host may also be a source's key (`status` without a sources
@@ -126,7 +169,18 @@ pub fn run(args: &Args, common: &Common) -> CmdResult {
                 ));
             }
         }
-        if lifted.is_empty() {
+        // A kept Retry-After is an answer, not a failure to find the
+        // target; it is an error only when nothing else was done.
+        for k in &kept {
+            if lifted.is_empty() {
+                ui.error(k);
+            } else {
+                ui.warn(k);
+            }
+        }
+        if lifted.is_empty() && !kept.is_empty() {
+            all_found = false;
+        } else if lifted.is_empty() {
             all_found = false;
             ui.error(&format!(
                 "{shown}: nothing to reset (no host held under that name and no source that \

@@ -289,11 +289,12 @@ pub fn run(args: &Args, common: &Common) -> CmdResult {
         Some(h) => {
             let u = format!("https://{h}/");
             let r = gated(&mut p, &u, ACCEPT, &mut ui);
-            let host = h.to_ascii_lowercase();
-            let contacted = ui.requests.iter().any(|x| {
-                let xh = host_of(x);
-                xh == host || xh.ends_with(&format!(".{host}"))
-            });
+            // The one host rule of every comparison (R3a, trailing dots
+            // and ports ignored): any spelling of the host counts.
+            let contacted = ui
+                .requests
+                .iter()
+                .any(|x| wr_core::domain::host_matches_domain(&host_of(x), &h));
             let ok = matches!(r, Err(FetchError::DeniedBlocklist { .. })) && !contacted;
             t.pass_fail(
                 "R3",

@@ -58,6 +58,11 @@ struct HostLine {
     held_for_s: u64,
     cooldown: bool,
     reason: &'static str,
+    /// Until when a server's `Retry-After` holds the host, if it does:
+    /// `reset` keeps that much of the hold unless `--force` (R5).
+    retry_after_until: Option<String>,
+    /// What `wr-feeds reset HOST` would do, in words.
+    reset: String,
 }
 
 #[derive(Serialize)]
@@ -165,16 +170,34 @@ fn gather(store: &Store, named: Named, dir: &Path) -> Result<Status, StoreError>
         .into_iter()
         .filter_map(|(host, row)| {
             let until = row.hold_until.filter(|t| t.0 > now_ms)?;
+            let server = row.retry_after_until.filter(|t| t.0 > now_ms);
+            let name = clean_message(&host);
+            // Never suggest a reset that would be refused (R5: a server's
+            // Retry-After is kept unless forced).
+            let reset = match server {
+                Some(s) if s >= until => format!(
+                    "the server asked for it (R5: wait at least that long), so \
+                     `wr-feeds reset {name}` keeps it; `wr-feeds reset --force {name}` lifts it"
+                ),
+                Some(s) => format!(
+                    "`wr-feeds reset {name}` lifts it down to the server's Retry-After \
+                     until {} (R5), `--force` lifts that too",
+                    ms_to_rfc3339(s.0)
+                ),
+                None => format!("`wr-feeds reset {name}` lifts it"),
+            };
             Some(HostLine {
-                host,
                 held_until: ms_to_rfc3339(until.0),
                 held_for_s: (until.0 - now_ms).div_ceil(1000),
                 cooldown: row.cooldown,
-                reason: if row.cooldown {
-                    "cool-down after repeated failures (R5)"
-                } else {
-                    "Retry-After or backoff (R5)"
+                reason: match server {
+                    Some(s) if s >= until => "the server's Retry-After (R5)",
+                    _ if row.cooldown => "cool-down after repeated failures (R5)",
+                    _ => "backoff after a failed request (R5)",
                 },
+                retry_after_until: server.map(|s| ms_to_rfc3339(s.0)),
+                reset,
+                host,
             })
         })
         .collect();
@@ -235,10 +258,11 @@ fn table(st: &Status) -> String {
     for h in &st.held_hosts {
         let host = clean_message(&h.host);
         out.push_str(&format!(
-            "  {host}  until {} (in {}; {}); `wr-feeds reset {host}` lifts it\n",
+            "  {host}  until {} (in {}; {}); {}\n",
             h.held_until,
             span(h.held_for_s),
             h.reason,
+            h.reset,
         ));
     }
     match &st.blocklist {

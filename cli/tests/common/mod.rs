@@ -27,6 +27,8 @@ pub struct Route {
     pub last_modified: Option<String>,
     /// Hold the response this long (a slow or hung server).
     pub delay: Option<Duration>,
+    /// `Retry-After`, if any.
+    pub retry_after: Option<String>,
 }
 
 impl Route {
@@ -38,6 +40,7 @@ impl Route {
             etag: None,
             last_modified: None,
             delay: None,
+            retry_after: None,
         }
     }
     pub fn status(status: u16) -> Route {
@@ -53,6 +56,10 @@ impl Route {
     }
     pub fn delayed(mut self, d: Duration) -> Route {
         self.delay = Some(d);
+        self
+    }
+    pub fn retry_after(mut self, value: &str) -> Route {
+        self.retry_after = Some(value.into());
         self
     }
 }
@@ -140,6 +147,9 @@ fn respond(rec: &Req, route: Option<Route>) -> Fault {
     }
     if let Some(lm) = &route.last_modified {
         answer = answer.with_header("Last-Modified", lm);
+    }
+    if let Some(ra) = &route.retry_after {
+        answer = answer.with_header("Retry-After", ra);
     }
     match route.delay {
         Some(d) => answer.after(d),

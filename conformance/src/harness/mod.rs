@@ -14,12 +14,15 @@
 //! * [`replica`]: the end-to-end half, the real `wr_feeds` pipeline run
 //!   against a loopback replica of an operator site and four publishers.
 //! * [`vectors`]: the spec's section 12 and 16 vectors, run in-process.
+//! * [`platform`]: what R2a and R2c are held to beyond this project's own
+//!   model: the platform robots parser's verdicts and generator families.
 //!
 //! The feature pulls `wr-feeds` (and with it HTTP, TLS and SQLite), so
 //! the crates whose tests only need the models and the fault server do
 //! not build it.
 
 pub mod checks;
+pub mod platform;
 pub mod replica;
 pub mod vectors;
 

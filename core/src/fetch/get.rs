@@ -251,17 +251,29 @@ impl Get {
         let step = cx.run.backoff.next(self.attempt, retry_after, cx.jitter);
         match step {
             BackoffStep::GiveUp => {
+                // The last answer's Retry-After binds even when the budget
+                // is spent: the cool-down never ends before it (R5: "wait
+                // at least that long").
+                if let Some(d) = retry_after {
+                    let until = super::after(cx, d);
+                    cx.run.hold(cx.gate, host, until, WaitReason::RetryAfter);
+                }
                 let until = super::after(cx, FAILURE_COOLDOWN);
                 cx.run.hold(cx.gate, host, until, WaitReason::Cooldown);
+                let alone = retry_after.map_or(FAILURE_COOLDOWN, |d| d.max(FAILURE_COOLDOWN));
                 self.failed(format!(
                     "{what} after {} retries; leaving {host} alone for {} min",
                     self.attempt,
-                    FAILURE_COOLDOWN.as_secs() / 60
+                    alone.as_secs().div_ceil(60)
                 ));
             }
             BackoffStep::Retry { after } => {
                 let until = super::after(cx, after);
-                cx.run.hold(cx.gate, host, until, WaitReason::Backoff);
+                let reason = match retry_after {
+                    Some(_) => WaitReason::RetryAfter,
+                    None => WaitReason::Backoff,
+                };
+                cx.run.hold(cx.gate, host, until, reason);
                 if after > cx.run.patience {
                     let url = self.url.clone();
                     self.finish(GetOutcome::Deferred {

@@ -218,7 +218,9 @@ pub enum Effect {
         host: HostKey,
         /// Not before.
         until: Timestamp,
-        /// Retry-After / backoff, or the cool-down after retries ran out.
+        /// The server's Retry-After, our backoff, or the cool-down after
+        /// retries ran out: a store must keep a Retry-After apart, since
+        /// only it may never be shortened by the operator (R5).
         reason: WaitReason,
     },
     /// An origin's robots.txt answered (2xx with `body`, or 4xx: allow
@@ -279,6 +281,9 @@ pub struct Run {
     /// R5's retry schedule.
     pub backoff: Backoff,
     timeouts: BTreeMap<HostKey, u32>,
+    /// Requests sent for the blocklist in this run (bounded by
+    /// [`crate::constants::BLOCKLIST_REQUESTS_PER_RUN`]).
+    blocklist_requests: u32,
     effects: Vec<Effect>,
 }
 
@@ -289,6 +294,7 @@ impl Run {
             patience,
             backoff,
             timeouts: BTreeMap::new(),
+            blocklist_requests: 0,
             effects: Vec::new(),
         }
     }
@@ -314,6 +320,11 @@ impl Run {
         (n >= TIMEOUTS_PER_RUN).then(|| {
             alloc::format!("{host} timed out {n} times in this run; left alone until the next run")
         })
+    }
+
+    /// How many requests for the blocklist this run has sent.
+    pub fn blocklist_requests(&self) -> u32 {
+        self.blocklist_requests
     }
 
     fn note_timeout(&mut self, host: &HostKey) {
@@ -389,7 +400,8 @@ pub fn instant(t: Timestamp) -> String {
 pub fn held(now: Timestamp, until: Timestamp, reason: WaitReason) -> String {
     let why = match reason {
         WaitReason::Cooldown => "cool-down after repeated failures, R5",
-        WaitReason::Backoff => "Retry-After, R5",
+        WaitReason::RetryAfter => "the server's Retry-After, R5",
+        WaitReason::Backoff => "backoff after a failed request, R5",
         WaitReason::Throttle => "Crawl-delay spacing, R4",
     };
     let secs = now.until(until).as_secs();

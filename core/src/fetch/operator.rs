@@ -16,11 +16,19 @@
 //! * but a list that could not even be asked for (the operator host is
 //!   held past the run's patience) or a stored list that cannot be read is
 //!   not "a first fetch that failed": targets are deferred until the list
-//!   can be asked for, never fetched unprotected.
+//!   can be asked for, never fetched unprotected;
+//! * a run asks for the list at most
+//!   [`BLOCKLIST_REQUESTS_PER_RUN`] times: past that a refresh is not
+//!   sent and counts as failed (the list in force stays, R3b), like
+//!   robots.txt, which a run does not ask for again either. With the
+//!   refresh floor ([`crate::constants::BLOCKLIST_REFRESH_FLOOR`]) no run
+//!   shorter than an hour reaches the bound; it stops what the floor
+//!   cannot, a clock that keeps jumping ahead (issue #18).
 
 use super::{Action, Ctx, Effect, Failure, Machine, Request, Response};
 use crate::backoff::is_retryable_status;
 use crate::blocklist::Blocklist;
+use crate::constants::{BLOCKLIST_REFRESH_FLOOR, BLOCKLIST_REQUESTS_PER_RUN};
 use crate::gate::{Decision, WaitReason, REFRESH_RETRY};
 use crate::time::Timestamp;
 use alloc::format;
@@ -130,7 +138,7 @@ impl Machine for OperatorGet {
                 .and_then(|v| crate::retry_after::parse_retry_after(v, cx.now).ok());
             if let Some(d) = after {
                 cx.run
-                    .hold(cx.gate, &host, super::after(cx, d), WaitReason::Backoff);
+                    .hold(cx.gate, &host, super::after(cx, d), WaitReason::RetryAfter);
             }
         }
         self.end = Some(Ok(resp));
@@ -210,6 +218,9 @@ pub struct BlocklistRefresh {
     get: OperatorGet,
     stored: Stored,
     validating: Option<(Option<String>, Option<String>)>,
+    /// Whether this refresh has sent its request (it counts once against
+    /// the run's bound).
+    asked: bool,
     end: Option<Refreshed>,
 }
 
@@ -223,6 +234,7 @@ impl BlocklistRefresh {
             get: OperatorGet::new(url, "application/json", conditional),
             stored,
             validating: None,
+            asked: false,
             end: None,
         }
     }
@@ -247,6 +259,16 @@ impl BlocklistRefresh {
         validators: Option<(Option<String>, Option<String>)>,
     ) {
         let entries = list.len();
+        if validators.is_some() && list.refresh_was_floored() {
+            let secs = |d: core::time::Duration| d.as_secs_f64();
+            cx.run.push(Effect::Notice(format!(
+                "the operator blocklist's refresh ({} s) is shorter than the {} s floor: \
+                 read as {} s (R3; a zero refresh would ask for the list before every request)",
+                secs(list.refresh_as_written()),
+                secs(BLOCKLIST_REFRESH_FLOOR),
+                secs(list.refresh())
+            )));
+        }
         cx.gate.blocklist_adopted(list.clone(), cx.now);
         cx.run.push(Effect::BlocklistAdopted {
             list,
@@ -308,13 +330,28 @@ impl Machine for BlocklistRefresh {
         if let Some(end) = self.end.take() {
             return Action::Done(RefreshEvent::Finished(end));
         }
+        if !self.asked && cx.run.blocklist_requests >= BLOCKLIST_REQUESTS_PER_RUN {
+            let reason = format!(
+                "{}: not asked again, this run has asked for it {} times already \
+                 (at most {BLOCKLIST_REQUESTS_PER_RUN} a run)",
+                self.get.url, cx.run.blocklist_requests
+            );
+            self.failed(cx, reason, None);
+            return self.poll(cx);
+        }
         let resp = match self.get.poll(cx) {
             Action::Done(Ok(resp)) => resp,
             Action::Done(Err(e)) => {
                 self.failed(cx, e.reason, e.held_until);
                 return self.poll(cx);
             }
-            Action::Send(r) => return Action::Send(r),
+            Action::Send(r) => {
+                if !self.asked {
+                    self.asked = true;
+                    cx.run.blocklist_requests += 1;
+                }
+                return Action::Send(r);
+            }
             Action::NeedBlocklist => return Action::NeedBlocklist,
             Action::Wait(t) => return Action::Wait(t),
         };

@@ -188,7 +188,7 @@ impl Machine for RobotsFetch {
                         .and_then(|v| crate::retry_after::parse_retry_after(v, cx.now).ok());
                     if let Some(d) = after {
                         cx.run
-                            .hold(cx.gate, &host, super::after(cx, d), WaitReason::Backoff);
+                            .hold(cx.gate, &host, super::after(cx, d), WaitReason::RetryAfter);
                     }
                 }
                 self.unreachable(cx, format!("{}: HTTP {s}", self.url));

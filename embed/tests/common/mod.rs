@@ -345,35 +345,61 @@ pub fn section_16(e: &mut dyn Embedding, mode: Mode, r: &mut Report) {
 }
 
 /// Section 12.3 (blocklist domains): one domain, and lists with the domain
-/// first, last, and absent.
+/// first, last, and absent; then R3a's port and trailing-dot cases
+/// (`blocklist-hosts.json`, this project's: 12.3 has none).
 pub fn section_12_3(e: &mut dyn Embedding, r: &mut Report) {
     let v = load("blocklist-domains.json");
-    let domain = text(&v, "domain").as_bytes();
-    let decoy = b"unrelated.invalid".as_slice();
+    let domain = text(&v, "domain");
     for case in cases(&v, 7) {
-        let host = text(case, "host").as_bytes();
-        let want = flag(case, "blocked");
         let name = format!("12.3 {}", text(case, "host"));
-        r.eq(e.host_matches(host, domain), i32::from(want), || {
-            name.clone()
-        });
-        let hit = |i: usize| if want { (1, i) } else { (0, usize::MAX) };
-        r.eq(e.host_matches_any(host, &[domain]), hit(0), || {
-            format!("{name} in [domain]")
-        });
-        r.eq(e.host_matches_any(host, &[decoy, domain]), hit(1), || {
-            format!("{name} in [decoy, domain]")
-        });
-        r.eq(e.host_matches_any(host, &[domain, decoy]), hit(0), || {
-            format!("{name} in [domain, decoy]")
-        });
-        r.eq(e.host_matches_any(host, &[decoy]), (0, usize::MAX), || {
-            format!("{name} in [decoy]")
-        });
-        r.eq(e.host_matches_any(host, &[]), (0, usize::MAX), || {
-            format!("{name} in []")
-        });
+        host_case(
+            e,
+            r,
+            domain,
+            text(case, "host"),
+            flag(case, "blocked"),
+            &name,
+        );
     }
+    let v = load("blocklist-hosts.json");
+    for case in cases(&v, 18) {
+        let (domain, host) = (text(case, "domain"), text(case, "host"));
+        let name = format!("R3a {host} against {domain}");
+        host_case(e, r, domain, host, flag(case, "blocked"), &name);
+    }
+}
+
+/// One blocklist case through both host functions: the domain alone, and
+/// in lists where it is first, last, absent, and that are empty.
+fn host_case(
+    e: &mut dyn Embedding,
+    r: &mut Report,
+    domain: &str,
+    host: &str,
+    want: bool,
+    name: &str,
+) {
+    let (domain, host) = (domain.as_bytes(), host.as_bytes());
+    let decoy = b"unrelated.invalid".as_slice();
+    r.eq(e.host_matches(host, domain), i32::from(want), || {
+        name.to_string()
+    });
+    let hit = |i: usize| if want { (1, i) } else { (0, usize::MAX) };
+    r.eq(e.host_matches_any(host, &[domain]), hit(0), || {
+        format!("{name} in [domain]")
+    });
+    r.eq(e.host_matches_any(host, &[decoy, domain]), hit(1), || {
+        format!("{name} in [decoy, domain]")
+    });
+    r.eq(e.host_matches_any(host, &[domain, decoy]), hit(0), || {
+        format!("{name} in [domain, decoy]")
+    });
+    r.eq(e.host_matches_any(host, &[decoy]), (0, usize::MAX), || {
+        format!("{name} in [decoy]")
+    });
+    r.eq(e.host_matches_any(host, &[]), (0, usize::MAX), || {
+        format!("{name} in []")
+    });
 }
 
 /// Google's 545 cases (`vectors/google`): every answer through the
