@@ -179,11 +179,9 @@ impl<'a> Iterator for Lines<'a> {
         let mut start = rest.iter().position(|&b| !is_ws(b)).unwrap_or(rest.len());
         let mut directive_like = rest.get(start).is_some_and(|&b| starts_field(b));
         if !directive_like && rest.get(start).is_some_and(|&b| may_start_space(b)) {
-            // A line that starts with a space only Unicode calls one.
-            let after = start + uni_space_run(&rest[start..]);
-            if after > start && rest.get(after).is_some_and(|&b| starts_field(b)) {
+            if let Some(after) = field_after_unicode_space(&rest[start..]) {
                 if self.variant.unicode_space() {
-                    start = after;
+                    start += after;
                     directive_like = true;
                 } else {
                     self.diverges |= Variant::UNICODE_SPACE;
@@ -331,7 +329,22 @@ pub fn trim_unicode(mut s: &[u8]) -> &[u8] {
 #[inline(always)]
 fn unicode_trims_more(s: &[u8]) -> bool {
     let edge = |b: Option<&u8>| b.is_some_and(|&b| b >= 0x80 || (0x1C..=0x1F).contains(&b));
-    (edge(s.first()) || edge(s.last())) && trim_unicode(s).len() != s.len()
+    (edge(s.first()) || edge(s.last())) && trims_more(s)
+}
+
+// Out of line, as `field_after_unicode_space`.
+#[inline(never)]
+fn trims_more(s: &[u8]) -> bool {
+    trim_unicode(s).len() != s.len()
+}
+
+/// Where a field name starts in `s`, a line that starts with a space only
+/// Unicode calls one; `None` when it starts no field there. Out of line:
+/// the line loop is inlined into every model, and this is rare.
+#[inline(never)]
+fn field_after_unicode_space(s: &[u8]) -> Option<usize> {
+    let after = uni_space_run(s);
+    (after > 0 && s.get(after).is_some_and(|&b| starts_field(b))).then_some(after)
 }
 
 /// `key ws* ':' value` — the regular form.
@@ -491,7 +504,15 @@ fn read_with_comment(line: &[u8], hash: Option<usize>) -> (Directive<'_>, bool) 
     if !line.get(start).is_some_and(|&b| starts_field(b)) {
         return (Directive::Unknown, true);
     }
-    read_field(line, start, hash, Variant::BASE, &mut 0)
+    // The general reader reads the common shapes as the line loop's fast
+    // path does (`the_common_shapes_read_as_the_general_reader_reads_them`);
+    // this path is rare (a line the 500 KiB limit cut, the tests), so it
+    // does without a second copy of that fast path.
+    let content = match hash {
+        Some(i) => &line[..i],
+        None => line,
+    };
+    general(content, Variant::BASE, &mut 0)
 }
 
 /// [`read`] of a line whose first non-blank octet, at `start`, may start a
