@@ -174,3 +174,43 @@ fn judges_the_url_as_sent_and_every_reading_of_the_text() {
         .unwrap();
     assert_eq!(out.status.code(), Some(0), "{:?}", out);
 }
+
+/// The file's usage preferences are reported (stderr in text, `signals` in
+/// JSON), and a verdict another reading of the text decided names it.
+#[test]
+fn signals_and_the_reading_of_the_text_are_reported() {
+    let dir = std::env::temp_dir().join(format!("wr-robots-signals-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("robots.txt");
+    std::fs::write(
+        &file,
+        "User-agent: Walsh-Research/1.2\nAllow: /\n\nUser-agent: *\n\
+         Content-Signal: search=yes, ai-train=no\nDisallow: /\n",
+    )
+    .unwrap();
+    let out = wr_feeds()
+        .args(["robots", "--json"])
+        .arg(&file)
+        .arg("https://x.test/page")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let v: serde_json::Value = serde_json::from_str(stdout.trim()).unwrap();
+    assert_eq!(v["allowed"], false, "{stdout}");
+    assert_eq!(v["variant"], serde_json::json!(["whole-agent"]), "{stdout}");
+    assert_eq!(v["signals"][0]["field"], "Content-Signal", "{stdout}");
+    assert_eq!(v["signals"][0]["line"], 5, "{stdout}");
+    let out = wr_feeds()
+        .arg("robots")
+        .arg(&file)
+        .arg("https://x.test/page")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(stdout.contains("User-agent values read whole"), "{stdout}");
+    assert!(
+        stderr.contains("Content-Signal: search=yes, ai-train=no (line 5)"),
+        "{stderr}"
+    );
+}

@@ -309,3 +309,29 @@ const EMPTY_AGENT: &[Row] = &[(
 fn an_empty_user_agent_value_is_a_prefix_of_our_token_in_one_reading() {
     assert_rows(EMPTY_AGENT);
 }
+
+/// `Content-Signal`, `Content-Usage` and `License` lines (aipref, RSL)
+/// close no group, refuse no file and change no access; they are read
+/// apart (`robots::signals`).
+#[test]
+fn usage_preference_lines_change_no_access() {
+    // Between two User-agent lines: still one group, so the Disallow is
+    // ours.
+    let body = "User-agent: Walsh-Research\nContent-Signal: search=yes, ai-train=no\n\
+                User-agent: OtherBot\nDisallow: /x\n";
+    let p = Policy::parse(body.as_bytes(), TOKEN);
+    assert!(!p.check("/x").allowed);
+    // A Content-Usage rule naming a path is no Disallow, and a License
+    // line no Allow.
+    let body = "User-agent: *\nContent-Usage: /private train-ai=n\nDisallow: /a\n\
+                License: https://e.test/license.xml\nAllow: /a/b\n";
+    let p = Policy::parse(body.as_bytes(), TOKEN);
+    assert!(p.check("/private").allowed);
+    assert!(!p.check("/a/x").allowed);
+    assert!(p.check("/a/b").allowed);
+    assert_eq!(p.variants().count(), 0);
+    let fields: Vec<_> = wr_core::robots::signals::signals(body.as_bytes())
+        .map(|s| (s.line, s.field.as_str()))
+        .collect();
+    assert_eq!(fields, [(2, "Content-Usage"), (4, "License")]);
+}

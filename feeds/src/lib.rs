@@ -87,7 +87,7 @@ pub use extract::Item;
 pub use pipeline::{Pipeline, PipelineError, RunOptions, Source};
 pub use report::{
     BlocklistState, CheckReport, Event, FetchError, Fetched, Method, NoProgress, Progress,
-    RunReport, SourceReport, SourceStatus,
+    RunReport, SignalReport, SourceReport, SourceStatus,
 };
 
 #[cfg(test)]

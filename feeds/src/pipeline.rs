@@ -39,7 +39,7 @@ use crate::extract::{self, Item};
 use crate::http::{BodyLimit, Http, Request as HttpRequest, ROBOTS_BODY_LIMIT};
 use crate::report::{
     BlocklistState, CheckReport, Event, FetchError, Fetched, Method, Progress, RunReport,
-    SourceReport, SourceStatus,
+    SignalReport, SourceReport, SourceStatus,
 };
 use crate::schedule::{Next, Schedule};
 use crate::store::{BlocklistRow, HoldCause, HostRow, RobotsRow, Store, StoreError, Validators};
@@ -700,6 +700,23 @@ impl Pipeline {
             day,
         )?;
         Ok(())
+    }
+
+    /// The usage-preference lines (`Content-Signal`, `Content-Usage`,
+    /// `License`) of the robots.txt stored for `url`'s origin: kept with
+    /// it, as its body is. Empty when none is stored (or it has none).
+    pub fn robots_signals(&self, url: &str) -> Result<Vec<SignalReport>, PipelineError> {
+        let target = resolved(url);
+        let Ok(u) = CoreUrl::parse(&target) else {
+            return Ok(Vec::new());
+        };
+        let want = wr_core::gate::origin_key(&u);
+        let rows = self.store.robots_all()?;
+        Ok(rows
+            .iter()
+            .find(|r| r.origin == want.as_str())
+            .map(|r| SignalReport::of_body(&r.body))
+            .unwrap_or_default())
     }
 
     /// The gate's answer for `url` without requesting it. May fetch the

@@ -454,3 +454,36 @@ impl<F: FnMut(Event<'_>)> Progress for F {
         self(event)
     }
 }
+
+/// A usage-preference line of an origin's robots.txt (`Content-Signal`,
+/// `Content-Usage`, `License`; see `wr_core::robots::signals`): what the
+/// publisher asked of uses the bot does not make. Reported, never obeyed
+/// as an access rule.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SignalReport {
+    /// The field, as robots.txt writes it (`Content-Signal`).
+    pub field: &'static str,
+    /// Its value, control characters removed (untrusted text).
+    pub value: String,
+    /// Its line in the robots.txt.
+    pub line: u32,
+}
+
+impl SignalReport {
+    /// The usage-preference lines of a robots.txt body.
+    pub fn of_body(body: &[u8]) -> Vec<SignalReport> {
+        wr_core::robots::signals::signals(body)
+            .map(|s| SignalReport {
+                field: s.field.as_str(),
+                value: clean_message(&String::from_utf8_lossy(s.value)),
+                line: s.line,
+            })
+            .collect()
+    }
+}
+
+impl fmt::Display for SignalReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {} (line {})", self.field, self.value, self.line)
+    }
+}

@@ -50,10 +50,21 @@ pub fn run(args: &Args, common: &Common) -> CmdResult {
                 continue;
             }
         };
+        // The origin's usage preferences, kept with its robots.txt:
+        // reported beside the verdict, never part of it.
+        let signals = p.robots_signals(u).unwrap_or_default();
         let line = if args.json {
-            serde_json::to_string(&report).unwrap_or_default()
+            let mut v = serde_json::to_value(&report).unwrap_or_default();
+            if let Some(o) = v.as_object_mut() {
+                o.insert("signals".into(), serde_json::json!(signals));
+            }
+            v.to_string()
         } else {
-            check_line(&report)
+            let mut line = check_line(&report);
+            for s in &signals {
+                line.push_str(&format!("\n          robots.txt {s}"));
+            }
+            line
         };
         if !matches!(report, CheckReport::Allowed { .. }) {
             code = code.max(if matches!(report, CheckReport::Invalid { .. }) {

@@ -74,6 +74,9 @@ pub fn run(args: &Args) -> CmdResult {
         }
     };
     let policy = Policy::parse(&body, &args.agent);
+    // The file's usage preferences (Content-Signal, Content-Usage,
+    // License), reported beside the verdicts, never part of them.
+    let signals = wr_feeds::SignalReport::of_body(&body);
     if !args.json {
         let name = |s: Selected| match s {
             Selected::Named => "its named group",
@@ -103,6 +106,12 @@ pub fn run(args: &Args) -> CmdResult {
             args.file.display(),
             args.agent
         );
+        for s in &signals {
+            eprintln!(
+                "{}: {s} (reported, not an access rule)",
+                args.file.display()
+            );
+        }
     }
     let mut out = std::io::stdout().lock();
     let mut any_denied = false;
@@ -122,6 +131,8 @@ pub fn run(args: &Args) -> CmdResult {
                 "rule": rule,
                 "line": v.rule.map(|r| r.line),
                 "reading": v.rule.map(|_| v.reading.key()),
+                "variant": v.variant.keys().collect::<Vec<_>>(),
+                "signals": signals,
             })
             .to_string()
         } else {
@@ -131,10 +142,15 @@ pub fn run(args: &Args) -> CmdResult {
                 "disallowed"
             };
             match v.rule {
-                Some(r) if v.reading != Reading::Spec => format!(
-                    "{verdict} {url}  ({} in {})",
+                Some(r) if v.reading != Reading::Spec || !v.variant.is_base() => format!(
+                    "{verdict} {url}  ({} in {}{})",
                     clean_message(&r.to_string()),
-                    v.reading.as_str()
+                    v.reading.as_str(),
+                    if v.variant.is_base() {
+                        String::new()
+                    } else {
+                        format!(", {}", v.variant)
+                    }
                 ),
                 Some(r) => format!("{verdict} {url}  ({})", clean_message(&r.to_string())),
                 None => format!("{verdict} {url}  (no rule matched)"),

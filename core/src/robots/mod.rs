@@ -26,6 +26,7 @@ pub mod lexer;
 pub mod matcher;
 #[cfg(feature = "alloc")]
 mod model;
+pub mod signals;
 pub mod variant;
 
 pub use variant::Variant;

@@ -1,0 +1,164 @@
+//! Issue #18's reproducers, end to end: each shape the outside audit found
+//! on a real site, on a loopback host of its own. `wr-feeds check` denies
+//! it, a digest run reports it denied, and the publisher's server never
+//! sees a request but for its robots.txt.
+
+mod common;
+use common::*;
+
+/// `(host, robots.txt, the URL as a user writes it)`.
+fn rows() -> Vec<(&'static str, String, &'static str)> {
+    let pad = " ".repeat(17_000);
+    vec![
+        (
+            "kmart.test",
+            "User-agent: *\nDisallow: *{manageAccount}*\n".into(),
+            "/x/{manageAccount}/feed.xml",
+        ),
+        (
+            "audible.test",
+            "User-agent: *\nDisallow:\u{a0}/library\n".into(),
+            "/library/feed.xml",
+        ),
+        (
+            "versioned.test",
+            "User-agent: Walsh-Research/1.2\nAllow: /\n\nUser-agent: *\nDisallow: /\n".into(),
+            "/feed.xml",
+        ),
+        (
+            "padded.test",
+            format!("User-agent: *\nDisallow{pad}: /private\n"),
+            "/private/feed.xml",
+        ),
+        (
+            "escaped.test",
+            "User-agent: *\nDisallow: /a/b\n".into(),
+            "/a%2Fb/feed.xml",
+        ),
+        (
+            "empty-agent.test",
+            "User-agent:\nDisallow: /private\n\nUser-agent: *\nAllow: /\n".into(),
+            "/private/feed.xml",
+        ),
+    ]
+}
+
+fn start() -> (Operator, Vec<Host>) {
+    let op = Operator::start(CANARY_ROBOTS);
+    let hosts = rows()
+        .into_iter()
+        .map(|(name, robots, _)| {
+            let h = Host::start(name);
+            h.route("/robots.txt", Route::ok("text/plain", robots));
+            h
+        })
+        .collect();
+    (op, hosts)
+}
+
+fn all<'a>(op: &'a Operator, hosts: &'a [Host]) -> Vec<&'a Host> {
+    let mut v = vec![&op.wal, &op.pypi];
+    v.extend(hosts.iter());
+    v
+}
+
+/// Only robots.txt was asked of each publisher.
+fn assert_only_robots_fetched(hosts: &[Host]) {
+    for h in hosts {
+        let other: Vec<_> = h
+            .requests()
+            .into_iter()
+            .filter(|r| !r.target.starts_with("/robots.txt"))
+            .collect();
+        assert!(other.is_empty(), "{} was asked for {other:?}", h.name);
+    }
+}
+
+#[test]
+fn check_denies_every_row() {
+    let (op, hosts) = start();
+    let tmp = TempDir::new("audit-rows-check");
+    let urls: Vec<String> = rows()
+        .into_iter()
+        .map(|(name, _, path)| format!("http://{name}{path}"))
+        .collect();
+    let mut args = vec!["check"];
+    args.extend(urls.iter().map(String::as_str));
+    let o = wr(&tmp.path().join("state"), &all(&op, &hosts), &args);
+    let out = stdout(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}\n{}", stderr(&o));
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), urls.len(), "{out}");
+    for (line, url) in lines.iter().zip(&urls) {
+        assert!(line.starts_with(&format!("denied    {url}  (R2")), "{out}");
+    }
+    assert_only_robots_fetched(&hosts);
+}
+
+#[test]
+fn a_digest_run_never_fetches_a_denied_row() {
+    let (op, hosts) = start();
+    let tmp = TempDir::new("audit-rows-digest");
+    let mut sources = String::new();
+    for (i, (name, _, path)) in rows().into_iter().enumerate() {
+        sources.push_str(&format!(
+            "[[source]]\nname = \"Row {i}\"\nurl = \"http://{name}{path}\"\n\n"
+        ));
+    }
+    let file = tmp.write("sources.toml", &sources);
+    let o = wr(
+        &tmp.path().join("state"),
+        &all(&op, &hosts),
+        &[file.to_str().unwrap(), "--format", "json"],
+    );
+    let out = stdout(&o);
+    let digest: serde_json::Value =
+        serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}\n{}", stderr(&o)));
+    let text = digest.to_string();
+    let reported = digest["sources"].as_array().expect("sources");
+    assert_eq!(reported.len(), rows().len(), "{text}");
+    for s in reported {
+        assert_eq!(s["status"], "denied", "{text}");
+        assert_eq!(s["items"].as_array().map(Vec::len), Some(0), "{text}");
+    }
+    assert_only_robots_fetched(&hosts);
+}
+
+/// A publisher's usage preferences (Cloudflare's managed robots.txt) are
+/// reported by `check` beside the verdict, cleaned of control characters,
+/// and change nothing.
+#[test]
+fn check_reports_the_origins_signals() {
+    let op = Operator::start(CANARY_ROBOTS);
+    let h = Host::start("signals.test");
+    h.route(
+        "/robots.txt",
+        Route::ok(
+            "text/plain",
+            "User-agent: *\nContent-Signal: search=yes, ai-train=no\u{1b}[31m\nAllow: /\n",
+        ),
+    );
+    let tmp = TempDir::new("audit-rows-signals");
+    let state = tmp.path().join("state");
+    let hosts = vec![&op.wal, &op.pypi, &h];
+    let o = wr(
+        &state,
+        &hosts,
+        &["check", "--json", "http://signals.test/feed.xml"],
+    );
+    let out = stdout(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}\n{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(out.trim()).expect("one JSON object");
+    assert_eq!(v["verdict"], "allowed", "{out}");
+    assert_eq!(v["signals"][0]["field"], "Content-Signal", "{out}");
+    assert_eq!(v["signals"][0]["line"], 2, "{out}");
+    let value = v["signals"][0]["value"].as_str().unwrap_or_default();
+    assert!(value.starts_with("search=yes, ai-train=no"), "{out}");
+    assert!(!value.contains('\u{1b}'), "{out}");
+    let o = wr(&state, &hosts, &["check", "http://signals.test/feed.xml"]);
+    let out = stdout(&o);
+    assert!(
+        out.contains("robots.txt Content-Signal: search=yes, ai-train=no"),
+        "{out}"
+    );
+}
