@@ -335,3 +335,37 @@ fn usage_preference_lines_change_no_access() {
         .collect();
     assert_eq!(fields, [(2, "Content-Usage"), (4, "License")]);
 }
+
+/// `vectors/robots-audit.json`, the same shapes as data (the embedding
+/// tests run them through the C ABI and the wasm module too).
+#[test]
+fn the_audit_vectors_are_denied() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../vectors/robots-audit.json");
+    let text = std::fs::read_to_string(path).expect("vectors/robots-audit.json");
+    let v: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+    let cases = v["cases"].as_array().expect("cases");
+    assert_eq!(cases.len(), 12);
+    for c in cases {
+        let body = c["robots"].as_str().expect("robots");
+        let target = c["path"].as_str().expect("path");
+        let want = c["allowed"].as_bool().expect("allowed");
+        let p = Policy::parse(body.as_bytes(), TOKEN);
+        assert_eq!(
+            p.check(target).allowed,
+            want,
+            "{} {}",
+            c["site"],
+            c["class"]
+        );
+        #[cfg(feature = "heapless")]
+        {
+            let f = wr_core::robots::fixed::FixedPolicy::<32, 4096>::parse(body.as_bytes(), TOKEN);
+            assert!(
+                want || !f.check(target).allowed,
+                "fixed: {} {}",
+                c["site"],
+                c["class"]
+            );
+        }
+    }
+}

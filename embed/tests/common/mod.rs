@@ -643,6 +643,36 @@ pub fn refusals(e: &mut dyn Embedding, r: &mut Report) {
     );
 }
 
+/// Issue #18's shapes (`vectors/robots-audit.json`): each denied, the
+/// owned policy naming a rule, the fixed one (which has no room for a
+/// second reading of a file) possibly by over-blocking, as it says.
+pub fn audit_rows(e: &mut dyn Embedding, mode: Mode, r: &mut Report) {
+    let v = load("robots-audit.json");
+    for case in cases(&v, 12) {
+        let path = text(case, "path");
+        let name = format!(
+            "audit {} {} {path} [{}]",
+            text(case, "site"),
+            text(case, "class"),
+            mode.key()
+        );
+        let parsed = e.parse(mode, text(case, "robots").as_bytes(), b"Walsh-Research");
+        // The fixed policy says when a second reading of the text would
+        // need room it has not (`FixedPolicy::overflowed`).
+        let ok = parsed == WR_OK || (mode == Mode::Fixed && parsed == WR_OVERFLOWED);
+        r.check(ok, || format!("{name}: parse gave {parsed}"));
+        let want = flag(case, "allowed");
+        let (ret, a) = e.allowed(path.as_bytes());
+        r.eq(ret, i32::from(want), || format!("{name}: verdict"));
+        r.eq(a.allowed, u8::from(want), || format!("{name}: out.allowed"));
+        if mode == Mode::Owned {
+            r.check(a.rule_kind == 2, || {
+                format!("{name}: a Disallow decides, got {a:?}")
+            });
+        }
+    }
+}
+
 /// Every vector and check above, in both modes.
 pub fn run_all(e: &mut dyn Embedding) -> Report {
     let mut r = Report::default();
@@ -652,6 +682,7 @@ pub fn run_all(e: &mut dyn Embedding) -> Report {
         section_16(e, mode, &mut r);
         google_suites(e, mode, &mut r);
         readings(e, mode, &mut r);
+        audit_rows(e, mode, &mut r);
     }
     section_12_3(e, &mut r);
     overflow(e, &mut r);
