@@ -148,8 +148,11 @@ enum Target {
     Link {
         base: url::Url,
     },
-    /// An RSS `guid` that is a permalink, or an Atom `id`.
-    Permalink,
+    /// An RSS `guid` that is a permalink, or an Atom `id`, read against
+    /// `base` when it is a relative path.
+    Permalink {
+        base: url::Url,
+    },
     Published,
     Updated,
 }
@@ -463,6 +466,14 @@ pub(super) fn read(
                 r.reference(&name, char_ref);
             }
             Ok((_, Event::DocType(d))) => r.doctype(&String::from_utf8_lossy(d.as_ref())),
+            Ok((_, Event::Comment(c))) => {
+                if c.as_ref().windows(2).any(|w| w == b"--") {
+                    let (p, t) = (r.pos, r.text);
+                    r.repairs.note("comment", || {
+                        format!("'--' inside a comment (XML forbids it) at {}", at(t, p))
+                    });
+                }
+            }
             Ok((_, Event::Eof)) => break,
             Ok(_) => {}
             Err(e) => {
@@ -515,7 +526,8 @@ impl Reader<'_, '_> {
                 .find(|(k, _)| k.eq_ignore_ascii_case(name))
                 .map(|(_, v)| v.as_str())
         };
-        if let Some(b) = attr("xml:base") {
+        // CDF's `base`, which readers take for `xml:base` wherever it is.
+        if let Some(b) = attr("xml:base").or_else(|| attr("base")) {
             if let Ok(u) = self.base().join(b.trim()) {
                 self.bases.push((depth, u));
             }
@@ -576,7 +588,9 @@ impl Reader<'_, '_> {
             (n, "guid" | "id") if child && n.is_feed() => {
                 let permalink =
                     attr("ispermalink").is_none_or(|v| !v.trim().eq_ignore_ascii_case("false"));
-                permalink.then_some(Target::Permalink)
+                permalink.then(|| Target::Permalink {
+                    base: top(&self.bases).clone(),
+                })
             }
             (n, "pubdate" | "published" | "issued") if child && n.is_feed() => {
                 Some(Target::Published)
@@ -593,7 +607,7 @@ impl Reader<'_, '_> {
             Target::Title => entry.title.is_some(),
             Target::MediaTitle => entry.media_title.is_some(),
             Target::Link { .. } => entry.link.as_ref().is_some_and(|(r, _)| *r == 0),
-            Target::Permalink => entry.permalink.is_some(),
+            Target::Permalink { .. } => entry.permalink.is_some(),
             Target::Published => entry.published.is_some(),
             Target::Updated => entry.updated.is_some(),
         };
@@ -658,6 +672,7 @@ impl Reader<'_, '_> {
                     | "type"
                     | "mode"
                     | "xml:base"
+                    | "base"
                     | "ispermalink"
                     | "version"
             ) {
@@ -768,10 +783,24 @@ impl Reader<'_, '_> {
             Some(_) => {
                 let (p, t) = (self.pos, self.text);
                 let shown: String = name.chars().take(20).collect();
-                self.repairs.note("charref", || {
-                    format!("invalid character reference &{shown}; at {}", at(t, p))
-                });
-                '\u{fffd}'.to_string()
+                // `&#X41;` is HTML's, not XML's (lowercase `x` only).
+                match html::reference(&format!("{name};")) {
+                    Some((html::Ref::Char(c), _)) => {
+                        self.repairs.note("charref", || {
+                            format!(
+                                "character reference &{shown}; (HTML's form, not XML's) at {}",
+                                at(t, p)
+                            )
+                        });
+                        c.to_string()
+                    }
+                    _ => {
+                        self.repairs.note("charref", || {
+                            format!("invalid character reference &{shown}; at {}", at(t, p))
+                        });
+                        '\u{fffd}'.to_string()
+                    }
+                }
             }
             None => match self.entity(name) {
                 Some(v) => v,
@@ -917,10 +946,8 @@ impl Reader<'_, '_> {
                 let href = c.text.trim().replace("&amp;", "&");
                 entry.offer(&href, None, None, &base);
             }
-            Target::Permalink => {
-                if let Some(u) = http_url(&c.text) {
-                    entry.permalink = Some(u);
-                }
+            Target::Permalink { base } => {
+                entry.permalink = permalink(&c.text, &base);
             }
             Target::Published => entry.published = date::rfc3339(&c.text),
             Target::Updated => entry.updated = date::rfc3339(&c.text),
@@ -967,6 +994,22 @@ impl Reader<'_, '_> {
     }
 }
 
+/// The page a permalink `guid` or an `id` names: an absolute `http(s)`
+/// URL, or a relative path (`/2024/post`, `posts/1`) read against `base`
+/// as readers do. A bare name (`1`, `post-17`, `urn:...`, `tag:...`) names
+/// no page.
+fn permalink(text: &str, base: &url::Url) -> Option<url::Url> {
+    let t = text.trim();
+    if let Some(u) = http_url(t) {
+        return Some(u);
+    }
+    let relative = url::Url::parse(t) == Err(url::ParseError::RelativeUrlWithoutBase);
+    if !relative || !t.contains('/') || t.contains(char::is_whitespace) {
+        return None;
+    }
+    base.join(t).ok().and_then(web_only)
+}
+
 /// The base in effect: the last of `bases` (the first, the final URL, is
 /// never popped).
 fn top(bases: &[(usize, url::Url)]) -> &url::Url {
@@ -986,9 +1029,20 @@ fn unreadable(text: &str, p: usize, reason: &str) -> ExtractError {
 /// base64 first (see [`TitleKind`]).
 fn title_kind(kind: Option<&str>, mode: Option<&str>, atom: bool) -> (TitleKind, bool) {
     let mode = mode.map(|m| m.trim().to_ascii_lowercase());
+    let kind = kind.map(|k| k.trim().to_ascii_lowercase());
     let escaped = mode.as_deref() == Some("escaped");
-    let base64 = mode.as_deref() == Some("base64");
-    let kind = match kind.map(|k| k.trim().to_ascii_lowercase()).as_deref() {
+    // Atom's rule for content (RFC 4287 section 4.1.3.3), which readers
+    // apply to every text construct: a MIME type that is neither text
+    // nor XML means base64.
+    let binary = atom
+        && kind.as_deref().is_some_and(|k| {
+            k.contains('/')
+                && !k.starts_with("text/")
+                && !k.ends_with("/xml")
+                && !k.ends_with("+xml")
+        });
+    let base64 = mode.as_deref() == Some("base64") || binary;
+    let kind = match kind.as_deref() {
         Some("html" | "text/html") => TitleKind::Html,
         // Atom 0.3 escaped XHTML is HTML source like any other.
         Some("xhtml" | "application/xhtml+xml") if escaped || base64 => TitleKind::Html,
