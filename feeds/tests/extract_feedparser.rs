@@ -108,7 +108,8 @@ fn compare(exp: &Expected) -> Outcome {
                     o.bozo_unnoted.push(f.path.clone());
                 }
                 if !f.bozo && !r.repairs.is_empty() {
-                    o.repaired_not_bozo.push(format!("{}: {:?}", f.path, r.repairs));
+                    o.repaired_not_bozo
+                        .push(format!("{}: {:?}", f.path, r.repairs));
                 }
                 r.entries
             }
