@@ -466,6 +466,15 @@ pub(super) fn read(
                 r.reference(&name, char_ref);
             }
             Ok((_, Event::DocType(d))) => r.doctype(&String::from_utf8_lossy(d.as_ref())),
+            Ok((_, Event::Decl(_))) if r.pos > 0 => {
+                let (p, t) = (r.pos, r.text);
+                r.repairs.note("decl", || {
+                    format!(
+                        "the XML declaration is not at the start, but at {}",
+                        at(t, p)
+                    )
+                });
+            }
             Ok((_, Event::Comment(c))) => {
                 if c.as_ref().windows(2).any(|w| w == b"--") {
                     let (p, t) = (r.pos, r.text);

@@ -7,6 +7,8 @@ a link and a title as text.
     python3 expect.py copy /path/to/feedparser/tests .
     # write the expectations (needs `pip install feedparser==6.0.14`)
     python3 expect.py expect . > expected.json
+    # feedparser's reading of other feeds (the shared corpus), same form
+    python3 expect.py corpus ../../../../../shared/corpus/feeds-real-world
 
 A file is chosen when feedparser gives at least one of its entries a link
 or a title. Each file is parsed from its bytes with the response headers a
@@ -149,10 +151,44 @@ def expect(dest):
     sys.stdout.write("\n")
 
 
+def corpus(root):
+    """Every RSS and Atom file under `root` (feedparser 6 reads no JSON
+    Feed), read against `https://feeds.example.test/<dir>/<name>` as
+    application/xml."""
+    import feedparser
+
+    out = {"generator": f"feedparser {feedparser.__version__}", "files": []}
+    for d in ("rss0", "rss1", "rss2", "atom"):
+        for name in sorted(os.listdir(os.path.join(root, d))):
+            if not name.endswith(".xml"):
+                continue
+            rel = f"{d}/{name}"
+            data = open(os.path.join(root, rel), "rb").read()
+            base = "https://feeds.example.test/" + rel
+            headers = {"content-location": base, "content-type": "application/xml"}
+            result = feedparser.parse(data, response_headers=headers)
+            out["files"].append(
+                {
+                    "path": rel,
+                    "base": base,
+                    "content_type": "application/xml",
+                    "bozo": bool(result.bozo),
+                    "entries": [
+                        {"link": e.get("link") or None, "title": title_text(e)}
+                        for e in result.entries
+                    ],
+                }
+            )
+    json.dump(out, sys.stdout, indent=1, ensure_ascii=False, sort_keys=True)
+    sys.stdout.write("\n")
+
+
 if __name__ == "__main__":
     if sys.argv[1:2] == ["copy"] and len(sys.argv) == 4:
         copy(sys.argv[2], sys.argv[3])
     elif sys.argv[1:2] == ["expect"] and len(sys.argv) == 3:
         expect(sys.argv[2])
+    elif sys.argv[1:2] == ["corpus"] and len(sys.argv) == 3:
+        corpus(sys.argv[2])
     else:
         sys.exit(__doc__)
