@@ -526,9 +526,14 @@ impl Reader<'_, '_> {
         self.names.extend_from_slice(e.name().as_ref());
         self.ends.push(self.names.len());
         let depth = self.depth();
-        let local_raw = e.local_name();
-        let local = String::from_utf8_lossy(local_raw.as_ref()).to_ascii_lowercase();
-        let attrs = self.attributes(e);
+        let mut buf = [0u8; LOCAL_MAX];
+        let local = lowercase_local(e.local_name().as_ref(), &mut buf);
+        // Most feed elements carry no attribute: nothing to read then.
+        let attrs = if e.attributes_raw().trim_ascii().is_empty() {
+            Vec::new()
+        } else {
+            self.attributes(e)
+        };
         let attr = |name: &str| {
             attrs
                 .iter()
@@ -542,7 +547,7 @@ impl Reader<'_, '_> {
             }
         }
         if depth == 1 {
-            self.root(ns, &local, attr("version"))?;
+            self.root(ns, local, attr("version"))?;
             if self.root == Some(Root::Atom) && local == "entry" {
                 // An Atom entry document.
                 self.entry = Some(EntryState::new(depth));
@@ -553,7 +558,7 @@ impl Reader<'_, '_> {
             self.format = "RSS 0.90";
         }
         if let Some(c) = &mut self.capture {
-            c.open(&local, depth);
+            c.open(local, depth);
             return Ok(Ok(()));
         }
         let Some(entry) = &mut self.entry else {
@@ -573,7 +578,7 @@ impl Reader<'_, '_> {
             Ns::Rss | Ns::Dc | Ns::Media => self.root == Some(Root::Atom),
             _ => false,
         };
-        let target = match (ns, local.as_str()) {
+        let target = match (ns, local) {
             (n, "title") if child && n.is_feed() => Some(Target::Title),
             (Ns::Dc, "title") if child => Some(Target::Title),
             (Ns::Media, "title") => Some(Target::MediaTitle),
@@ -902,10 +907,10 @@ impl Reader<'_, '_> {
         if depth == 0 {
             return;
         }
+        let mut buf = [0u8; LOCAL_MAX];
         let local = {
             let name = self.name_at(depth - 1);
-            let local = name.rsplit(|&b| b == b':').next().unwrap_or(name);
-            String::from_utf8_lossy(local).to_ascii_lowercase()
+            lowercase_local(name.rsplit(|&b| b == b':').next().unwrap_or(name), &mut buf)
         };
         self.ends.pop();
         self.names.truncate(self.ends.last().copied().unwrap_or(0));
@@ -914,7 +919,7 @@ impl Reader<'_, '_> {
         }
         if let Some(c) = &mut self.capture {
             if c.depth != depth {
-                c.close(&local, depth);
+                c.close(local, depth);
                 return;
             }
         }
@@ -1017,6 +1022,21 @@ fn permalink(text: &str, base: &url::Url) -> Option<url::Url> {
         return None;
     }
     base.join(t).ok().and_then(web_only)
+}
+
+/// Local names longer than this are no element we read.
+const LOCAL_MAX: usize = 32;
+
+/// `local` in ASCII lowercase, in `buf`; `""` when it is longer than
+/// [`LOCAL_MAX`] or not UTF-8 (no element we read).
+fn lowercase_local<'b>(local: &[u8], buf: &'b mut [u8; LOCAL_MAX]) -> &'b str {
+    if local.len() > LOCAL_MAX {
+        return "";
+    }
+    let out = &mut buf[..local.len()];
+    out.copy_from_slice(local);
+    out.make_ascii_lowercase();
+    std::str::from_utf8(out).unwrap_or("")
 }
 
 /// The base in effect: the last of `bases` (the first, the final URL, is
