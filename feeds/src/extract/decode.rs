@@ -73,7 +73,7 @@ impl Enc {
                 .is_ascii()
                 .then(|| Cow::Borrowed(std::str::from_utf8(bytes).unwrap_or_default())),
             Enc::Utf32Le | Enc::Utf32Be => {
-                if bytes.len() % 4 != 0 {
+                if !bytes.len().is_multiple_of(4) {
                     return None;
                 }
                 bytes
