@@ -276,14 +276,30 @@ fn start_tag(s: &str, lt: usize, out: &mut String) -> usize {
     }
     if name == "script" || name == "style" {
         // Raw text: everything up to the matching end tag is content.
-        let close = format!("</{name}");
-        let rest = s[end..].to_ascii_lowercase();
-        return match rest.find(&close) {
-            Some(e) => tag_end(b, end + e + close.len()),
+        return match end_tag(&b[end..], name.as_bytes()) {
+            Some(e) => tag_end(b, end + e + 2 + name.len()),
             None => b.len(),
         };
     }
     end
+}
+
+/// Where `</name` (any case) first starts in `hay`: one pass, no copy, so
+/// a title of many `<script>`s costs its length, not its square.
+fn end_tag(hay: &[u8], name: &[u8]) -> Option<usize> {
+    let mut from = 0;
+    while let Some(i) = hay[from..].iter().position(|&c| c == b'<') {
+        let at = from + i;
+        if hay.get(at + 1) == Some(&b'/')
+            && hay
+                .get(at + 2..at + 2 + name.len())
+                .is_some_and(|n| n.eq_ignore_ascii_case(name))
+        {
+            return Some(at);
+        }
+        from = at + 1;
+    }
+    None
 }
 
 /// HTML's elements, current and obsolete: a tag naming anything else
@@ -461,6 +477,7 @@ mod tests {
         assert_eq!(text("a<br>b<br/>c"), "a b c");
         assert_eq!(text("x<script>alert('<b>')</script>y"), "xy");
         assert_eq!(text("x<style type=\"a>b\">p{}</style>y"), "xy");
+        assert_eq!(text("x<SCRIPT>a</b></ScRiPt >y<script>never closed"), "xy");
         assert_eq!(text("a <!-- c --> b"), "a  b");
         assert_eq!(text("a < b and c<3"), "a < b and c<3");
         assert_eq!(text("<a href=\"x>y\">link</a>"), "link");

@@ -41,6 +41,25 @@ pub(super) struct Read {
     pub(super) entries: usize,
 }
 
+/// The most text kept of one element (a title, a link, a date): a title
+/// is cut at 300 characters anyway ([`super::MAX_TITLE_CHARS`]), and a
+/// document of one 10 MiB "title" must cost no more than any other.
+const CAPTURE_MAX: usize = 64 * 1024;
+
+/// Appends as much of `s` to `dst` as [`CAPTURE_MAX`] allows.
+fn push_bounded(dst: &mut String, s: &str) {
+    let room = CAPTURE_MAX.saturating_sub(dst.len());
+    if s.len() <= room {
+        dst.push_str(s);
+        return;
+    }
+    let mut cut = room;
+    while !s.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    dst.push_str(&s[..cut]);
+}
+
 /// Elements nested deeper than this end the reading (with a repair
 /// noted): no feed nests so deep, and the namespace resolver counts
 /// levels in 16 bits.
@@ -183,9 +202,9 @@ impl Capture {
         if self.skip.is_some() {
             return;
         }
-        self.text.push_str(s);
+        push_bounded(&mut self.text, s);
         if self.wants_markup() {
-            self.markup.push_str(s);
+            push_bounded(&mut self.markup, s);
         }
     }
 
@@ -204,12 +223,10 @@ impl Capture {
             return;
         }
         if local == "br" || local == "p" || local == "div" || local == "li" {
-            self.text.push(' ');
+            push_bounded(&mut self.text, " ");
         }
         if self.wants_markup() {
-            self.markup.push('<');
-            self.markup.push_str(local);
-            self.markup.push('>');
+            push_bounded(&mut self.markup, &format!("<{local}>"));
         }
     }
 
@@ -223,9 +240,7 @@ impl Capture {
             return;
         }
         if self.wants_markup() {
-            self.markup.push_str("</");
-            self.markup.push_str(local);
-            self.markup.push('>');
+            push_bounded(&mut self.markup, &format!("</{local}>"));
         }
     }
 
