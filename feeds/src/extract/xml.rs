@@ -454,7 +454,7 @@ pub(super) fn read(
                     break;
                 }
                 r.close_top();
-                // An empty element opens no namespace scope of its own.
+                // quick-xml pops the scope it opened on the next read.
             }
             Ok((_, Event::End(e))) => {
                 r.end(e.name().as_ref());
