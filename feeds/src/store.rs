@@ -1230,6 +1230,21 @@ mod tests {
     /// `status` counts failed runs in a row; `reset` forgets a source's run
     /// and lifts a host's hold, and says when there was nothing to do.
     #[test]
+    fn a_runs_note_is_kept_until_the_next_run() {
+        let dir = std::env::temp_dir().join(format!("wr-store-note-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let s = Store::open(&dir).unwrap();
+        s.record_run_noted("src", Timestamp(1), "ok", Some("read after repairs: x"))
+            .unwrap();
+        let row = s.source("src").unwrap();
+        assert_eq!(row.last_status.as_deref(), Some("ok"));
+        assert_eq!(row.last_note.as_deref(), Some("read after repairs: x"));
+        s.record_run("src", Timestamp(2), "ok").unwrap();
+        assert_eq!(s.source("src").unwrap().last_note, None);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
     fn error_streaks_reset_and_holds_lift() {
         let dir = std::env::temp_dir().join(format!("wr-store-reset-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);

@@ -515,6 +515,28 @@ mod tests {
     }
 
     #[test]
+    fn the_entity_table_is_whole_and_sorted() {
+        // The WHATWG list: 2,231 names, 106 of them the legacy forms
+        // without a `;`.
+        assert_eq!(ENTITIES.len(), 2_231);
+        assert_eq!(
+            ENTITIES.iter().filter(|(n, _)| !n.ends_with(';')).count(),
+            106
+        );
+        assert!(ENTITIES
+            .windows(2)
+            .all(|w| w[0].0.as_bytes() < w[1].0.as_bytes()));
+        assert_eq!(
+            LONGEST,
+            ENTITIES.iter().map(|(n, _)| n.len()).max().unwrap_or(0)
+        );
+        assert_eq!(named("nbsp;"), Some("\u{a0}"));
+        assert_eq!(named("NotNestedGreaterGreater;"), Some("\u{2aa2}\u{338}"));
+        assert_eq!(named("nbsp"), Some("\u{a0}"));
+        assert_eq!(named("zwnj"), None);
+    }
+
+    #[test]
     fn c1_controls_are_windows_1252() {
         assert_eq!(cp1252_c1('\u{92}'), '\u{2019}');
         assert_eq!(cp1252_c1('\u{81}'), '\u{81}');
