@@ -9,6 +9,10 @@ use std::path::Path;
 /// The schema name carried in every JSON digest.
 pub const SCHEMA: &str = "wr-feeds-digest/v1";
 
+/// The reason of a source whose server answered 304: in JSON only, since
+/// the Markdown's "No new items." says it already.
+pub const NOT_MODIFIED: &str = "not modified since the last run (304)";
+
 /// What happened to a source in this run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -85,7 +89,8 @@ pub struct SourceReport {
     pub tags: Vec<String>,
     /// Outcome.
     pub status: Status,
-    /// Why, for anything but a plain `ok`.
+    /// Why, for anything but a plain `ok`: for an `ok` source, a 304, a
+    /// feed read after repairs or one with zero entries.
     pub reason: Option<String>,
     /// How the items were obtained: `feed`, `markdown` or `llms-txt`.
     pub method: Option<String>,
@@ -187,8 +192,13 @@ impl Digest {
                     s.status.as_str().replace('_', " "),
                     escape_inline(reason)
                 ));
-            } else if let Some(more) = s.reason.as_deref().filter(|_| s.not_listed > 0) {
-                // Items cut by the source's max_items: say how many.
+            } else if let Some(more) = s
+                .reason
+                .as_deref()
+                .filter(|r| s.not_listed > 0 || *r != NOT_MODIFIED)
+            {
+                // Items cut by the source's max_items, a feed read after
+                // repairs or listing nothing: say so.
                 out.push_str(&format!("*{}*\n\n", escape_inline(more)));
             }
             if s.items.is_empty() {

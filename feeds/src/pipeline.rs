@@ -1010,6 +1010,7 @@ impl Pipeline {
             items,
             method: None,
             fetched_url: None,
+            notes: Vec::new(),
         }))
     }
 
@@ -1062,28 +1063,37 @@ impl Pipeline {
         }
     }
 
-    /// Items from a body R9 handed out, and how many the feed item cap
-    /// dropped, or why there are none.
-    fn extract(x: &Extract) -> Result<(Vec<Item>, usize), String> {
+    /// Items from a body R9 handed out, how many the feed item cap
+    /// dropped and what the reading has to say ([`feed_notes`]), or why
+    /// there are none.
+    fn extract(x: &Extract) -> Result<(Vec<Item>, usize, Vec<String>), String> {
         match x.parser {
-            Parser::Feed => extract::feed_with_stats(&x.response.body, &x.url)
-                .map(|f| (f.items, f.capped))
-                .map_err(|e| e.to_string()),
+            Parser::Feed => {
+                extract::read_feed(&x.response.body, &x.url, x.response.content_type.as_deref())
+                    .map(|f| {
+                        let notes = feed_notes(&f);
+                        (f.items, f.capped, notes)
+                    })
+                    .map_err(|e| e.to_string())
+            }
             Parser::Markdown => Ok((
                 extract::markdown(&String::from_utf8_lossy(&x.response.body), &x.url),
                 0,
+                Vec::new(),
             )),
         }
     }
 
     /// Stores what a source delivered (items and validators, in one
     /// transaction: R7, R11) and reports the new items.
+    #[allow(clippy::too_many_arguments)]
     fn delivered(
         &mut self,
         name: &str,
         key: &str,
         x: Extract,
         items: Vec<Item>,
+        notes: Vec<String>,
         options: RunOptions,
         now: Timestamp,
     ) -> Result<SourceReport, StoreError> {
@@ -1109,6 +1119,7 @@ impl Pipeline {
             items: if options.all { items } else { new },
             method: Some(method(x.method)),
             fetched_url: Some(x.url),
+            notes,
         })
     }
 
@@ -1130,7 +1141,7 @@ impl Pipeline {
                     job.fetch.extract_failed(&reason);
                     return Ok(Step::Again(now));
                 }
-                Ok((items, capped)) => {
+                Ok((items, capped, notes)) => {
                     if capped > 0 {
                         self.notice(
                             progress,
@@ -1141,7 +1152,7 @@ impl Pipeline {
                             ),
                         );
                     }
-                    self.delivered(&name, &job.key, x, items, options, now)?
+                    self.delivered(&name, &job.key, x, items, notes, options, now)?
                 }
             },
             SourceEvent::Finished(SourceOutcome::NotModified { method: m, url }) => SourceReport {
@@ -1157,6 +1168,7 @@ impl Pipeline {
                 },
                 method: Some(method(m)),
                 fetched_url: Some(url),
+                notes: Vec::new(),
             },
             SourceEvent::Finished(outcome) => SourceReport {
                 name: name.clone(),
@@ -1165,14 +1177,41 @@ impl Pipeline {
                 items: Vec::new(),
                 method: None,
                 fetched_url: None,
+                notes: Vec::new(),
             },
         };
         if !matches!(report.status, SourceStatus::Deferred { .. }) {
+            let note = (!report.notes.is_empty()).then(|| report.notes.join("; "));
             self.store
-                .record_run(&job.key, now, report.status.label())?;
+                .record_run_noted(&job.key, now, report.status.label(), note.as_deref())?;
         }
         Ok(Step::Done(report))
     }
+}
+
+/// What a feed's reading has to say beyond "ok", for the digest and
+/// `status` (issue #19: no source is "ok" with nothing said when it needed
+/// repairs or listed nothing). Cleaned: repairs quote the document.
+fn feed_notes(f: &extract::FeedExtract) -> Vec<String> {
+    let mut notes = Vec::new();
+    if !f.repairs.is_empty() {
+        notes.push(format!("read after repairs: {}", f.repairs.join("; ")));
+    }
+    if f.entries == 0 {
+        notes.push(format!(
+            "zero entries: the {} document lists none",
+            f.format
+        ));
+    } else if f.items.is_empty() && f.skipped_no_link == f.entries {
+        notes.push(format!(
+            "no item: none of its {} entries has an http(s) link",
+            f.entries
+        ));
+    }
+    notes
+        .into_iter()
+        .map(|n| crate::extract::clean_message(&n))
+        .collect()
 }
 
 /// How the digest names an R9 stage.

@@ -175,6 +175,11 @@ pub struct SourceReport {
     pub method: Option<Method>,
     /// The final URL the items came from (after redirects).
     pub fetched_url: Option<String>,
+    /// What an `ok` source's reading has to say (cleaned): `read after
+    /// repairs: ...` for an ill-formed feed read leniently, `zero entries:
+    /// ...` for a feed that lists nothing, `no item: ...` when no entry
+    /// has an http(s) link. Empty otherwise.
+    pub notes: Vec<String>,
 }
 
 /// Where the blocklist in force came from.

@@ -68,7 +68,7 @@ CREATE TABLE IF NOT EXISTS hosts(
   retry_after_until INTEGER);
 CREATE TABLE IF NOT EXISTS sources(
   name TEXT PRIMARY KEY, last_run INTEGER, last_status TEXT, method TEXT, fetched_url TEXT,
-  offered_at INTEGER, error_streak INTEGER NOT NULL DEFAULT 0);
+  offered_at INTEGER, error_streak INTEGER NOT NULL DEFAULT 0, last_note TEXT);
 CREATE TABLE IF NOT EXISTS items(
   source TEXT NOT NULL, id TEXT NOT NULL, url TEXT NOT NULL, title TEXT NOT NULL,
   published TEXT, first_seen INTEGER NOT NULL, last_seen INTEGER NOT NULL,
@@ -83,8 +83,9 @@ CREATE TABLE IF NOT EXISTS digest_sources(
 /// `PRAGMA user_version` of a store whose schema is this version's: every
 /// migration of [`migrate`] has run. A store below it is brought up to
 /// date when it is opened for writing (or, for a read-only open, once,
-/// before it is read).
-const SCHEMA_VERSION: i64 = 2;
+/// before it is read). 2: `hosts.retry_after_until` (issue #18) or
+/// `sources.last_note` (issue #19), each added on its own branch; 3: both.
+const SCHEMA_VERSION: i64 = 3;
 
 /// A stored robots.txt.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -177,6 +178,9 @@ pub struct SourceRow {
     pub fetched_url: Option<String>,
     /// When the currently offered item set was last fetched.
     pub offered_at: Option<Timestamp>,
+    /// What the last run had to say beyond its status (`read after
+    /// repairs: ...`, `zero entries: ...`).
+    pub last_note: Option<String>,
 }
 
 /// The digest days `first..=last` (`YYYY-MM-DD`, as the caller counts
@@ -335,6 +339,10 @@ fn migrate(conn: &Connection) -> rusqlite::Result<()> {
         conn.execute_batch(
             "ALTER TABLE sources ADD COLUMN error_streak INTEGER NOT NULL DEFAULT 0",
         )?;
+    }
+    // Stores from before a run's notes on its source (issue #19).
+    if !has("sources", "last_note") {
+        conn.execute_batch("ALTER TABLE sources ADD COLUMN last_note TEXT")?;
     }
     // Stores from before digest days: their reported items keep a NULL day
     // ("reported before days were recorded"); the day they were first seen
@@ -695,7 +703,8 @@ impl Store {
     pub fn source(&self, name: &str) -> Result<SourceRow> {
         self.conn
             .query_row(
-                "SELECT last_run, last_status, method, fetched_url, offered_at FROM sources WHERE name = ?1",
+                "SELECT last_run, last_status, method, fetched_url, offered_at, last_note
+                 FROM sources WHERE name = ?1",
                 [name],
                 |r| {
                     Ok(SourceRow {
@@ -704,6 +713,7 @@ impl Store {
                         method: r.get(2)?,
                         fetched_url: r.get(3)?,
                         offered_at: ts(r.get(4)?),
+                        last_note: r.get(5)?,
                     })
                 },
             )
@@ -715,15 +725,29 @@ impl Store {
     /// Records that `name` ran at `at` with `status` (R8), and counts the
     /// failed runs in a row (`wr-feeds status`).
     pub fn record_run(&self, name: &str, at: Timestamp, status: &str) -> Result<()> {
+        self.record_run_noted(name, at, status, None)
+    }
+
+    /// [`Store::record_run`] with what the run has to say of the source
+    /// beyond its status (`read after repairs: ...`, `zero entries: ...`),
+    /// which `wr-feeds status` shows; `None` clears an earlier run's.
+    pub fn record_run_noted(
+        &self,
+        name: &str,
+        at: Timestamp,
+        status: &str,
+        note: Option<&str>,
+    ) -> Result<()> {
         self.conn
             .execute(
-                "INSERT INTO sources(name, last_run, last_status, error_streak)
-                 VALUES (?1, ?2, ?3, CASE WHEN ?3 = 'failed' THEN 1 ELSE 0 END)
+                "INSERT INTO sources(name, last_run, last_status, error_streak, last_note)
+                 VALUES (?1, ?2, ?3, CASE WHEN ?3 = 'failed' THEN 1 ELSE 0 END, ?4)
                  ON CONFLICT(name) DO UPDATE SET last_run = excluded.last_run,
                    last_status = excluded.last_status,
+                   last_note = excluded.last_note,
                    error_streak = CASE WHEN excluded.last_status = 'failed'
                                   THEN sources.error_streak + 1 ELSE 0 END",
-                params![name, sql_ts(at), status],
+                params![name, sql_ts(at), status, note],
             )
             .map(|_| ())
             .map_err(|e| self.err(e))
@@ -1281,6 +1305,21 @@ mod tests {
 
     /// `status` counts failed runs in a row; `reset` forgets a source's run
     /// and lifts a host's hold, and says when there was nothing to do.
+    #[test]
+    fn a_runs_note_is_kept_until_the_next_run() {
+        let dir = std::env::temp_dir().join(format!("wr-store-note-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let s = Store::open(&dir).unwrap();
+        s.record_run_noted("src", Timestamp(1), "ok", Some("read after repairs: x"))
+            .unwrap();
+        let row = s.source("src").unwrap();
+        assert_eq!(row.last_status.as_deref(), Some("ok"));
+        assert_eq!(row.last_note.as_deref(), Some("read after repairs: x"));
+        s.record_run("src", Timestamp(2), "ok").unwrap();
+        assert_eq!(s.source("src").unwrap().last_note, None);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
     #[test]
     fn error_streaks_reset_and_holds_lift() {
         let dir = std::env::temp_dir().join(format!("wr-store-reset-{}", std::process::id()));

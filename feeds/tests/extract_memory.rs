@@ -96,3 +96,35 @@ fn a_10_mib_json_feed_of_tiny_items_stays_bounded() {
     assert_eq!(f.items.len(), wr_feeds::extract::MAX_FEED_ITEMS);
     assert!(ratio < 6.0, "peak {peak} bytes is {ratio:.1}x the body");
 }
+
+/// One entry whose HTML title is 10 MiB of escaped `<script>` tags: the text
+/// kept of one element is bounded (64 KiB), so reading it costs a
+/// fraction of the body, not copies of it (issue #19).
+#[test]
+fn a_10_mib_title_costs_a_fraction_of_its_size() {
+    let _turn = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let mut body = String::from(
+        "<?xml version=\"1.0\"?><feed xmlns=\"http://www.w3.org/2005/Atom\"><entry><title type=\"html\">",
+    );
+    while body.len() < 10 << 20 {
+        body.push_str("&lt;script&gt;x&lt;/script&gt;y ");
+    }
+    body.push_str("</title><link href=\"https://a.test/1\"/></entry></feed>\n");
+    let body = body.into_bytes();
+    let before = NOW.load(Ordering::SeqCst);
+    PEAK.store(before, Ordering::SeqCst);
+    let f = wr_feeds::extract::feed_with_stats(&body, "https://a.test/feed.xml").unwrap();
+    let peak = PEAK.load(Ordering::SeqCst) - before;
+    assert_eq!(f.items.len(), 1);
+    assert!(
+        f.items[0].title.starts_with("y y y"),
+        "{}",
+        f.items[0].title
+    );
+    let ratio = peak as f64 / body.len() as f64;
+    eprintln!(
+        "title: {} bytes, peak {peak} bytes ({ratio:.3}x)",
+        body.len()
+    );
+    assert!(ratio < 0.1, "peak {peak} bytes is {ratio:.2}x the body");
+}

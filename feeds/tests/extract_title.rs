@@ -147,3 +147,27 @@ fn messages_keep_their_start_and_their_end() {
     assert!(m.contains('…') && !m.contains('\u{1b}'));
     assert_eq!(clean_message("short \x07 one"), "short one");
 }
+
+/// `src/extract/entities.rs` is what `tools/entities.py` writes from the
+/// WHATWG list (as Python ships it): checked when python3 is there.
+#[test]
+fn the_entity_table_is_the_generated_one() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let Ok(out) = std::process::Command::new("python3")
+        .arg(root.join("tools/entities.py"))
+        .output()
+    else {
+        println!("skipping: no python3 to regenerate the entity table");
+        return;
+    };
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let committed = std::fs::read(root.join("src/extract/entities.rs")).unwrap();
+    assert!(
+        out.stdout == committed,
+        "src/extract/entities.rs differs from tools/entities.py's output"
+    );
+}

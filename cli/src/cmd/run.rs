@@ -79,7 +79,12 @@ fn to_report(src: &sources::Source, r: &wr_feeds::SourceReport) -> SourceReport 
     let (status, reason) = match &r.status {
         SourceStatus::Ok { not_modified } => (
             Status::Ok,
-            not_modified.then(|| "not modified since the last run (304)".to_string()),
+            if *not_modified {
+                Some(digest::NOT_MODIFIED.to_string())
+            } else {
+                // A feed read after repairs, or listing nothing (issue #19).
+                (!r.notes.is_empty()).then(|| r.notes.join("; "))
+            },
         ),
         SourceStatus::Skipped { last_run } => (
             Status::Skipped,

@@ -43,6 +43,9 @@ struct SourceLine {
     enabled: bool,
     last_run: Option<String>,
     outcome: Option<String>,
+    /// What the last run had to say beyond its outcome: `read after
+    /// repairs: ...`, `zero entries: ...` (issue #19).
+    note: Option<String>,
     error_streak: u32,
     items_seen: u64,
     /// Items seen that no delivered digest has listed yet: the next
@@ -156,6 +159,8 @@ fn gather(store: &Store, named: Named, dir: &Path) -> Result<Status, StoreError>
         let counts = store.item_counts(&key)?;
         sources.push(SourceLine {
             last_run: row.last_run.map(|t| ms_to_rfc3339(t.0)),
+            // A reset source has no last run, and nothing to say of it.
+            note: row.last_note.filter(|_| row.last_run.is_some()),
             outcome: row.last_status,
             error_streak: store.error_streak(&key)?,
             items_seen: counts.seen,
@@ -250,6 +255,9 @@ fn table(st: &Status) -> String {
         }
         out.push_str(&line);
         out.push('\n');
+        if let Some(note) = &s.note {
+            out.push_str(&format!("  {:w$}  {}\n", "", clean_message(note)));
+        }
     }
     out.push_str("\nhosts held:\n");
     if st.held_hosts.is_empty() {

@@ -1,35 +1,46 @@
-//! RSS 0.9x / 1.0 / 2.0, Atom and JSON Feed extraction with feed-rs (R9's
-//! first choice).
+//! RSS 0.90-2.0, Atom 0.3 and 1.0 and JSON Feed 1.0 and 1.1 into items
+//! (R9's first choice): what a feed reader would list, as links and
+//! titles.
 //!
-//! Decisions (the spec is silent on these):
+//! Decisions (the spec is silent on these; docs/conformance.md,
+//! "Extraction", gives the reasons and what Universal Feed Parser does):
 //!
-//! * **Base URL.** feed-rs is given the final URL (after redirects) as its
-//!   base and applies `xml:base` on top of it, element by element, for XML
-//!   feeds. Whatever is still relative afterwards (JSON Feed has no base
-//!   mechanism; an `xml:base` feed-rs could not apply) is resolved against
-//!   the final URL with the `url` crate.
-//! * **Which link.** The first link whose `rel` is absent or `alternate`
-//!   (Atom's default) and that resolves to an `http(s)` URL. `self`, `edit`,
-//!   `enclosure`, `replies` ... are never the item, nor are links typed
-//!   `audio/*`, `video/*` or `image/*` (JSON Feed attachments), which are
-//!   sub-resources (R6). For RSS 0.9x / 2.0 only, an entry with no such link
-//!   falls back to its `<guid>` when that is an absolute `http(s)` URL (RSS
-//!   2.0 makes a guid a permalink unless `isPermaLink="false"`, which
-//!   feed-rs does not expose). Entries left without a URL are skipped and
+//! * **Bytes to text** ([`super::decode`]): byte order mark, HTTP
+//!   `charset`, XML declaration, UTF-8, windows-1252, each passed over when
+//!   the bytes contradict it, the repair said.
+//! * **Every format a reader reads** ([`super::xml`], [`super::json`]):
+//!   the namespaces RSS and Atom have worn are one vocabulary; an XML root
+//!   that is none of `rss`, `rdf:RDF`, `feed`, `entry` (or a bare
+//!   `channel`) is "not a feed", so R9 goes on to its next stage.
+//! * **Titles as text**, by what the source says they are (Atom `type` and
+//!   `mode`; RSS titles read as HTML when they look like it; JSON Feed
+//!   plain), then [`super::clean_title`]: one rule wherever a title comes
+//!   from.
+//! * **Which link.** The first `alternate` (or rel-less) link to an HTML
+//!   page (untyped, `text/html`, `application/xhtml+xml`), else the first
+//!   other alternate that is not audio, video or an image (R6: attachments
+//!   are sub-resources), else a permalink `guid` (never one with
+//!   `isPermaLink="false"`) or an Atom `id` that is an absolute `http(s)`
+//!   URL; for JSON Feed `url`, else `external_url`, else an `http(s)` `id`.
+//!   Links resolve against `xml:base` over the final URL (after
+//!   redirects). Entries left without an `http(s)` link are skipped and
 //!   counted in [`FeedExtract::skipped_no_link`].
-//! * **Ids.** The item id is the canonical URL key, never the feed's own id;
-//!   feed-rs is built with a constant id generator so it never invents
-//!   random or hash ids for us (deterministic output for identical input).
-//! * **Dates.** `published`, else `updated`, as RFC 3339 in UTC
-//!   (`2003-12-13T18:30:02Z`).
-//! * **At most [`MAX_FEED_ITEMS`] items** per feed, the newest; a large
-//!   XML feed is parsed a window of entries at a time.
-//! * **Content is never touched**: summaries and bodies stay inside
-//!   feed-rs's model and are dropped with it (R6); content sanitising is
-//!   switched off because we never read content.
+//! * **Recovery as readers do**: an ill-formed document is read leniently
+//!   and [`FeedExtract::repairs`] says what was forgiven, where; what
+//!   cannot be read names its line and column
+//!   ([`ExtractError::Unreadable`]).
+//! * **Ids.** The item id is the canonical URL key, never the feed's own
+//!   id: output is a pure function of the input.
+//! * **Dates.** Published, else updated, as RFC 3339 in UTC
+//!   ([`super::date`]).
+//! * **At most [`MAX_FEED_ITEMS`] items** per feed, the newest. The
+//!   document is read as a stream and entries become items as they end, so
+//!   memory is the body, its text when it is not UTF-8, and the items.
+//! * **Content is never touched**: summaries, bodies and enclosures are
+//!   passed over unread (R6).
 
-use super::{http_url, web_only, Dedup, ExtractError, Item};
-use feed_rs::model::{Entry, FeedType, Link};
+use super::repair::Repairs;
+use super::{decode, json, xml, Dedup, Entry, ExtractError, Item};
 
 /// The items of a feed and what was left out, for the run report.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -44,6 +55,37 @@ pub struct FeedExtract {
     pub duplicates: usize,
     /// Items dropped by [`MAX_FEED_ITEMS`]: the oldest ones.
     pub capped: usize,
+    /// What the document was read as: `RSS 2.0`, `Atom 0.3`, `JSON Feed
+    /// 1.1`...
+    pub format: &'static str,
+    /// What had to be repaired to read it (empty for a well-formed feed),
+    /// one line per kind with its first place; untrusted text (it quotes
+    /// the document), cleaned by the caller before it is shown.
+    pub repairs: Vec<String>,
+}
+
+/// One entry of a feed as read, before entries become items (no
+/// de-duplication, no skipping, no cap): what [`feed_entries`] lists.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FeedEntry {
+    /// The title as text, cleaned ([`super::clean_title`]); empty when the
+    /// entry has none.
+    pub title: String,
+    /// The entry's `http(s)` link, if it has one.
+    pub link: Option<String>,
+    /// RFC 3339 UTC: published, else updated.
+    pub published: Option<String>,
+}
+
+/// Every entry of a feed, as [`feed_entries`] read them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FeedEntries {
+    /// As [`FeedExtract::format`].
+    pub format: &'static str,
+    /// In document order.
+    pub entries: Vec<FeedEntry>,
+    /// As [`FeedExtract::repairs`].
+    pub repairs: Vec<String>,
 }
 
 /// The most items kept from one feed. A daily digest of links has no use
@@ -55,19 +97,14 @@ pub struct FeedExtract {
 /// were dropped.
 pub const MAX_FEED_ITEMS: usize = 2_000;
 
-/// XML feeds larger than this are parsed in windows of [`WINDOW_ITEMS`]
-/// entries, so memory stays a small multiple of the body limit.
-const WINDOWED_ABOVE: usize = 1 << 20;
-/// Entries per window.
-const WINDOW_ITEMS: usize = 500;
-
 /// Extracts items from a feed body fetched from `final_url` (the URL after
 /// redirects). See the module docs for the rules.
 ///
 /// # Errors
 ///
 /// [`ExtractError::BadBaseUrl`] when `final_url` is not an absolute URL,
-/// [`ExtractError::NotAFeed`] when the body is not RSS, Atom or JSON Feed.
+/// [`ExtractError::NotAFeed`] when the body is not RSS, Atom or JSON Feed,
+/// [`ExtractError::Unreadable`] when it is one that cannot be read.
 pub fn feed(body: &[u8], final_url: &str) -> Result<Vec<Item>, ExtractError> {
     feed_with_stats(body, final_url).map(|extract| extract.items)
 }
@@ -78,236 +115,104 @@ pub fn feed(body: &[u8], final_url: &str) -> Result<Vec<Item>, ExtractError> {
 ///
 /// As [`feed()`].
 pub fn feed_with_stats(body: &[u8], final_url: &str) -> Result<FeedExtract, ExtractError> {
-    let base = url::Url::parse(final_url).map_err(|e| ExtractError::BadBaseUrl {
-        url: final_url.to_owned(),
-        reason: e.to_string(),
-    })?;
+    read_feed(body, final_url, None)
+}
+
+/// [`feed_with_stats`] for a response whose `Content-Type` was
+/// `content_type`: its `charset` is the HTTP claim of the encoding.
+///
+/// # Errors
+///
+/// As [`feed()`].
+pub fn read_feed(
+    body: &[u8],
+    final_url: &str,
+    content_type: Option<&str>,
+) -> Result<FeedExtract, ExtractError> {
     let mut out = Dedup::default();
     let mut skipped = 0usize;
-    let mut entries = 0usize;
-    let windows = if body.len() > WINDOWED_ABOVE {
-        item_ranges(body)
-    } else {
-        None
-    };
-    let json_windows = match (&windows, body.len() > WINDOWED_ABOVE) {
-        (None, true) => json_item_windows(body),
-        _ => None,
-    };
-    if let Some(docs) = json_windows {
-        for doc in docs {
-            let (n, s) = extract_entries(&doc, &base, &mut out)?;
-            entries += n;
-            skipped += s;
+    let (format, entries, repairs) = read(body, final_url, content_type, &mut |e: Entry| {
+        let Some(link) = e.link else {
+            skipped += 1;
+            return;
+        };
+        out.push(&link, &e.title, e.published);
+        // Trimmed as it grows, so memory stays at twice the cap.
+        if out.items.len() >= 2 * MAX_FEED_ITEMS {
             out.keep_newest(MAX_FEED_ITEMS);
         }
-        return Ok(FeedExtract {
-            entries,
-            skipped_no_link: skipped + out.uncanonical,
-            duplicates: out.duplicates,
-            capped: out.capped,
-            items: out.items,
-        });
-    }
-    match windows {
-        // A large XML feed: feed-rs sees the head, a window of items and
-        // the tail at a time, so its model (tens of times the bytes it
-        // reads) never holds the whole feed; only the extracted items stay.
-        Some(ranges) => {
-            let (first, last) = (ranges[0].0, ranges[ranges.len() - 1].1);
-            for window in ranges.chunks(WINDOW_ITEMS) {
-                let mut doc = Vec::with_capacity(
-                    first + (body.len() - last) + window.iter().map(|r| r.1 - r.0).sum::<usize>(),
-                );
-                doc.extend_from_slice(&body[..first]);
-                for &(start, end) in window {
-                    doc.extend_from_slice(&body[start..end]);
-                }
-                doc.extend_from_slice(&body[last..]);
-                let (n, s) = extract_entries(&doc, &base, &mut out)?;
-                entries += n;
-                skipped += s;
-                out.keep_newest(MAX_FEED_ITEMS);
-            }
-        }
-        None => {
-            let (n, s) = extract_entries(body, &base, &mut out)?;
-            entries = n;
-            skipped = s;
-            out.keep_newest(MAX_FEED_ITEMS);
-        }
-    }
+    })?;
+    out.keep_newest(MAX_FEED_ITEMS);
     Ok(FeedExtract {
         entries,
         skipped_no_link: skipped + out.uncanonical,
         duplicates: out.duplicates,
         capped: out.capped,
         items: out.items,
+        format,
+        repairs,
     })
 }
 
-/// Parses `doc` with feed-rs and adds its entries to `out`; returns the
-/// entries read and those skipped for want of a link.
-fn extract_entries(
-    doc: &[u8],
-    base: &url::Url,
-    out: &mut Dedup,
-) -> Result<(usize, usize), ExtractError> {
-    let parser = feed_rs::parser::Builder::new()
-        .base_uri(Some(base.as_str()))
-        // Entries without an id get an empty one instead of a hash or a
-        // random UUID: ids are ours (canonical URLs), and output must be a
-        // pure function of the input.
-        .id_generator(|_, _, _| String::new())
-        .sanitize_content(false)
-        .build();
-    let parsed = parser
-        .parse(doc)
-        .map_err(|e| ExtractError::NotAFeed(e.to_string()))?;
-    let guid_is_permalink = matches!(parsed.feed_type, FeedType::RSS0 | FeedType::RSS2);
-    let mut skipped = 0usize;
-    for entry in &parsed.entries {
-        let Some(url) = entry_url(entry, base, guid_is_permalink) else {
-            skipped += 1;
-            continue;
-        };
-        let title = entry
-            .title
-            .as_ref()
-            .map(|t| t.content.as_str())
-            .unwrap_or_default();
-        // RFC 3339 has four-digit years: a date outside 0000-9999 (a feed
-        // claiming year 99999) has no RFC 3339 form, so it is `null`
-        // rather than "+99999-..." (issue #12).
-        let published = entry
-            .published
-            .or(entry.updated)
-            .map(|t| t.format("%Y-%m-%dT%H:%M:%SZ").to_string())
-            .filter(|s| s.len() == 20 && s.as_bytes()[..4].iter().all(u8::is_ascii_digit));
-        out.push(&url, title, published);
-    }
-    Ok((parsed.entries.len(), skipped))
-}
-
-/// A large JSON Feed as documents of [`WINDOW_ITEMS`] items each, with
-/// every other top-level member kept: the items are sliced out of the body
-/// (`RawValue`), never parsed into values, so only one window is ever a
-/// model. `None` when the body is not a JSON object with an `items` array.
-fn json_item_windows(body: &[u8]) -> Option<impl Iterator<Item = Vec<u8>> + '_> {
-    use serde_json::value::RawValue;
-    let first = body.iter().position(|b| !b.is_ascii_whitespace())?;
-    if body.get(first) != Some(&b'{') {
-        return None;
-    }
-    let top: Vec<(String, &RawValue)> =
-        serde_json::from_slice::<std::collections::BTreeMap<String, &RawValue>>(body)
-            .ok()?
-            .into_iter()
-            .collect();
-    let items_raw = top.iter().find(|(k, _)| k == "items")?.1;
-    let items: Vec<&RawValue> = serde_json::from_str(items_raw.get()).ok()?;
-    let mut head = String::from("{");
-    for (k, v) in top.iter().filter(|(k, _)| k != "items") {
-        head.push_str(&serde_json::to_string(k).ok()?);
-        head.push(':');
-        head.push_str(v.get());
-        head.push(',');
-    }
-    head.push_str("\"items\":[");
-    let windows: Vec<Vec<&RawValue>> = items.chunks(WINDOW_ITEMS).map(<[_]>::to_vec).collect();
-    Some(windows.into_iter().map(move |w| {
-        let mut doc = head.clone().into_bytes();
-        for (i, item) in w.iter().enumerate() {
-            if i > 0 {
-                doc.push(b',');
-            }
-            doc.extend_from_slice(item.get().as_bytes());
-        }
-        doc.extend_from_slice(b"]}");
-        doc
-    }))
-}
-
-/// The byte ranges of an XML feed's entries (`<item>` of RSS 0.9x/1.0/2.0,
-/// `<entry>` of Atom), outermost only, in order; `None` when the body is
-/// not XML that reads to its end or has no entries (JSON Feed, a broken
-/// document: those take the single pass, which reports the error).
-fn item_ranges(body: &[u8]) -> Option<Vec<(usize, usize)>> {
-    use quick_xml::events::Event;
-    let first = body.iter().position(|b| !b.is_ascii_whitespace())?;
-    if body.get(first) != Some(&b'<') {
-        return None;
-    }
-    let mut reader = quick_xml::Reader::from_reader(body);
-    let mut ranges = Vec::new();
-    let mut open: Option<(usize, usize)> = None; // (start, depth inside)
-    let mut buf = Vec::new();
-    loop {
-        let before = usize::try_from(reader.buffer_position()).ok()?;
-        let event = reader.read_event_into(&mut buf).ok()?;
-        let after = usize::try_from(reader.buffer_position()).ok()?;
-        let is_entry = |name: &[u8]| matches!(name, b"item" | b"entry");
-        match event {
-            Event::Start(e) => match &mut open {
-                Some((_, depth)) => *depth += 1,
-                None if is_entry(e.local_name().as_ref()) => open = Some((before, 0)),
-                None => {}
-            },
-            Event::End(_) => match &mut open {
-                Some((start, 0)) => {
-                    ranges.push((*start, after));
-                    open = None;
-                }
-                Some((_, depth)) => *depth -= 1,
-                None => {}
-            },
-            Event::Empty(e) if open.is_none() && is_entry(e.local_name().as_ref()) => {
-                ranges.push((before, after))
-            }
-            Event::Eof => break,
-            _ => {}
-        }
-        buf.clear();
-    }
-    (!ranges.is_empty() && open.is_none()).then_some(ranges)
-}
-
-/// The entry's page URL, if it has a usable one.
-fn entry_url(entry: &Entry, base: &url::Url, guid_is_permalink: bool) -> Option<url::Url> {
-    entry
-        .links
-        .iter()
-        .filter(|l| is_page_link(l))
-        .find_map(|l| resolve(&l.href, base))
-        .or_else(|| {
-            if guid_is_permalink {
-                http_url(&entry.id)
-            } else {
-                None
-            }
+/// Every entry of a feed, its title as text and its link, in document
+/// order: the reading [`read_feed`] makes items of, for tests held to a
+/// reference reader and for diagnostics. Unlike [`read_feed`] it keeps
+/// every entry, so its memory grows with the feed.
+///
+/// # Errors
+///
+/// As [`feed()`].
+pub fn feed_entries(
+    body: &[u8],
+    final_url: &str,
+    content_type: Option<&str>,
+) -> Result<FeedEntries, ExtractError> {
+    let mut entries = Vec::new();
+    let (format, _, repairs) = read(body, final_url, content_type, &mut |e: Entry| {
+        entries.push(FeedEntry {
+            title: super::clean_title(&e.title),
+            link: e.link.map(String::from),
+            published: e.published,
         })
+    })?;
+    Ok(FeedEntries {
+        format,
+        entries,
+        repairs,
+    })
 }
 
-/// Whether a link points at the entry itself rather than at a feed, an
-/// edit endpoint or a media attachment.
-fn is_page_link(link: &Link) -> bool {
-    let rel_ok = link
-        .rel
-        .as_deref()
-        .is_none_or(|rel| rel.trim().eq_ignore_ascii_case("alternate"));
-    let media_ok = link.media_type.as_deref().is_none_or(|t| {
-        let t = t.trim().to_ascii_lowercase();
-        !(t.starts_with("audio/") || t.starts_with("video/") || t.starts_with("image/"))
-    });
-    rel_ok && media_ok
-}
-
-/// Resolves `href` (already `xml:base`-resolved by feed-rs when it could)
-/// against `base`, keeping only `http(s)` results.
-fn resolve(href: &str, base: &url::Url) -> Option<url::Url> {
-    let href = href.trim();
-    if href.is_empty() {
-        return None;
-    }
-    web_only(base.join(href).ok()?)
+/// Reads the document, handing each entry to `sink`: its format, its
+/// number of entries and the repairs it needed.
+fn read(
+    body: &[u8],
+    final_url: &str,
+    content_type: Option<&str>,
+    sink: &mut dyn FnMut(Entry),
+) -> Result<(&'static str, usize, Vec<String>), ExtractError> {
+    let base = url::Url::parse(final_url).map_err(|e| ExtractError::BadBaseUrl {
+        url: final_url.to_owned(),
+        reason: e.to_string(),
+    })?;
+    let mut repairs = Repairs::default();
+    let text = decode::decode(body, content_type.and_then(decode::charset), &mut repairs);
+    // Positions are the whole text's, leading space included.
+    let first = text
+        .trim_start_matches(|c: char| c.is_whitespace() || c == '\u{feff}')
+        .as_bytes()
+        .first();
+    let (format, entries) = match first {
+        Some(b'<') => {
+            let r = xml::read(&text, &base, &mut repairs, sink)?;
+            (r.format, r.entries)
+        }
+        Some(b'{') => json::read(text.as_bytes(), &base, sink)?,
+        Some(_) => {
+            return Err(ExtractError::NotAFeed(
+                "neither XML nor JSON: RSS, Atom and JSON Feed start with '<' or '{'".into(),
+            ))
+        }
+        None => return Err(ExtractError::NotAFeed("the body is empty".into())),
+    };
+    Ok((format, entries, repairs.into_lines()))
 }

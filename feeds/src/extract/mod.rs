@@ -6,7 +6,8 @@
 //!   stable id per item. Summaries, content, enclosures and images are never
 //!   copied out of the parser, so no page content outlives this call.
 //! * **R9 (structured formats, never scrape HTML).** There are exactly two
-//!   extractors: [`feed()`] for RSS 0.9x / 1.0 / 2.0, Atom and JSON Feed, and
+//!   extractors: [`feed()`] for RSS 0.90-2.0, Atom 0.3 and 1.0 and JSON
+//!   Feed 1.0 and 1.1, and
 //!   [`markdown()`] for content-negotiated markdown and `llms.txt`. There is
 //!   no HTML extractor at all; [`content_kind`] classifies a response so the
 //!   pipeline can refuse HTML instead of scraping it.
@@ -18,17 +19,31 @@
 //! * **Only `http(s)` leaves.** `javascript:`, `data:`, `mailto:`, `file:`
 //!   and every other scheme are dropped here, so nothing downstream has to
 //!   remember to check.
+//! * **Titles are text, as a reader shows them.** A feed says what its
+//!   titles are (Atom's `type`, RSS's HTML by convention); they are read
+//!   as that, markup dropped and references decoded once ([`feed()`]'s
+//!   docs), then cleaned by the one rule every title passes.
 //! * **Titles are untrusted terminal input.** [`clean_title`] strips control
 //!   characters, terminal escape sequences and bidi overrides before a title
 //!   is stored or printed.
 
 use serde::{Deserialize, Serialize};
 
+mod date;
+mod decode;
+mod entities;
 mod feed;
+mod html;
+mod json;
 mod markdown;
+mod repair;
 mod title;
+mod xml;
 
-pub use feed::{feed, feed_with_stats, FeedExtract, MAX_FEED_ITEMS};
+pub use feed::{
+    feed, feed_entries, feed_with_stats, read_feed, FeedEntries, FeedEntry, FeedExtract,
+    MAX_FEED_ITEMS,
+};
 pub use markdown::markdown;
 pub use title::{clean_message, clean_title, MAX_MESSAGE_CHARS, MAX_TITLE_CHARS};
 
@@ -52,9 +67,21 @@ pub struct Item {
 /// Why a body could not be turned into items.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ExtractError {
-    /// The body is not RSS, Atom or JSON Feed (feed-rs's reason attached).
+    /// The body is not RSS, Atom or JSON Feed (the reason attached): R9
+    /// goes on to its next stage.
     #[error("not a feed: {0}")]
     NotAFeed(String),
+    /// The body is a feed that cannot be read even leniently (an unclosed
+    /// comment, a document cut before its first entry, broken JSON).
+    #[error("unreadable feed at line {line}, column {column}: {reason}")]
+    Unreadable {
+        /// Line of the text (from 1).
+        line: usize,
+        /// Column, in characters (from 1).
+        column: usize,
+        /// What is wrong there.
+        reason: String,
+    },
     /// The URL the body was fetched from is not an absolute URL, so relative
     /// links could not be resolved against it.
     #[error("cannot resolve links against {url:?}: {reason}")]
@@ -67,6 +94,17 @@ pub enum ExtractError {
 }
 
 pub use wr_core::fetch::{content_kind, ContentKind};
+
+/// One entry as a format's reader hands it on.
+struct Entry {
+    /// The title as text, before [`clean_title`]; empty when the entry has
+    /// none.
+    title: String,
+    /// The entry's page.
+    link: Option<url::Url>,
+    /// RFC 3339 UTC: published, else updated.
+    published: Option<String>,
+}
 
 /// Parses `raw` as an absolute `http`/`https` URL with a host.
 ///
