@@ -13,7 +13,7 @@
 
 use std::path::Path;
 use wr_conformance::robots_cases::{toggle_encoding, TOKEN};
-use wr_conformance::robots_model::{lines, LineKind, Model, MAX_BODY};
+use wr_conformance::robots_model::{lines, LineKind, Model, Options, MAX_BODY};
 use wr_core::robots::{Policy, MAX_CRAWL_DELAY};
 
 const CORPUS: &str = "../../shared/corpus/robots-real-world";
@@ -172,6 +172,7 @@ fn policy_never_allows_what_the_model_denies_on_the_real_world_corpus() {
         .collect();
     names.sort();
     let (mut files, mut asked, mut model_denied, mut policy_denied, mut cut) = (0, 0, 0, 0, 0);
+    let (mut any_denied, mut over_blocked) = (0, 0);
     let mut violations: Vec<String> = Vec::new();
     let mut delay_violations: Vec<String> = Vec::new();
     for path in &names {
@@ -184,13 +185,34 @@ fn policy_never_allows_what_the_model_denies_on_the_real_world_corpus() {
         }
         let body = &whole[..whole.len().min(MAX_BODY)];
         let model = Model::parse(body, TOKEN);
+        // The other readings of the text (issue #18), where they can
+        // differ: a denial one of them demands is no over-block.
+        let asked_here = targets(&name, body, &model);
+        let unicode = body
+            .iter()
+            .any(|&b| b >= 0x80 || (0x1C..=0x1F).contains(&b));
+        let escapes = body.contains(&b'%') || asked_here.iter().any(|t| t.contains('%'));
+        let readings: Vec<Model> = Options::all()
+            .skip(1)
+            .filter(|o| (unicode || !o.unicode_space) && (escapes || !o.reserved_escapes))
+            .map(|o| Model::parse_with(body, TOKEN, o))
+            .collect();
         let policy = Policy::parse(&whole, TOKEN);
-        for target in targets(&name, body, &model) {
+        for target in asked_here {
             let m = model.decide(&target);
             let p = policy.check(&target);
+            let any = !m.allowed || readings.iter().any(|r| !r.decide(&target).allowed);
             asked += 1;
             model_denied += usize::from(!m.allowed);
+            any_denied += usize::from(any);
             policy_denied += usize::from(!p.allowed);
+            over_blocked += usize::from(!p.allowed && !any);
+            if any && p.allowed {
+                violations.push(format!(
+                    "{name}: target {target:?}: a reading of the text denies; Policy: {p}"
+                ));
+                continue;
+            }
             if !m.allowed && p.allowed {
                 let rule = model
                     .rules()
@@ -212,12 +234,20 @@ fn policy_never_allows_what_the_model_denies_on_the_real_world_corpus() {
         }
         files += 1;
     }
+    let over = over_blocked as f64 * 100.0 / asked.max(1) as f64;
     println!(
         "corpus replay: {files} files ({cut} cut to 500 KiB), {asked} targets; \
-         model denies {model_denied}, Policy denies {policy_denied}; \
+         model denies {model_denied} (some reading of the text: {any_denied}), \
+         Policy denies {policy_denied}, over-blocks {over_blocked} ({over:.2} %); \
          {} under-blocked targets, {} short Crawl-delays",
         violations.len(),
         delay_violations.len()
+    );
+    // Issue #18: the strict readings may cost over-blocks, at most 0.5 %
+    // of the questions.
+    assert!(
+        over <= 0.5,
+        "over-blocks {over_blocked} of {asked} ({over:.2} %)"
     );
     // The whole corpus, or the whole slice: a folder half read is a bug
     // of this test, not a pass.
