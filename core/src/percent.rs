@@ -109,22 +109,24 @@ pub fn has_reserved_escape(s: &[u8]) -> bool {
 /// here (issue #18). `%25` stays: read as `%`, it would make escapes of
 /// octets that were not escaped.
 // `dyn`: every caller is a rare path, and one copy keeps the embedded
-// artefacts within their size budgets.
-pub fn decode_reserved(s: &[u8], out: &mut dyn FnMut(u8)) {
-    let mut i = 0;
-    while i < s.len() {
-        if let (b'%', Some(&[h, l])) = (s[i], s.get(i + 1..i + 3)) {
+// artefacts within their size budgets; runs between escapes go out whole.
+pub fn decode_reserved(s: &[u8], out: &mut dyn FnMut(&[u8])) {
+    let mut run = 0;
+    for i in memchr::memchr_iter(b'%', s) {
+        if i < run {
+            continue;
+        }
+        if let Some(&[h, l]) = s.get(i + 1..i + 3) {
             if escapes_printable(h, l) {
                 if let (Some(h), Some(l)) = (hex_val(h), hex_val(l)) {
-                    out(h << 4 | l);
-                    i += 3;
-                    continue;
+                    out(&s[run..i]);
+                    out(&[h << 4 | l]);
+                    run = i + 3;
                 }
             }
         }
-        out(s[i]);
-        i += 1;
     }
+    out(&s[run..]);
 }
 
 /// Whether `b` must be percent-encoded before comparison wherever it is.

@@ -110,13 +110,39 @@ fn class(token: AgentToken<'_>, wanted: &[u8]) -> (Option<usize>, bool) {
 /// value is a plain token, which reads the same in every way.
 #[inline(never)]
 pub fn divergence(value: &[u8], wanted: &[u8]) -> u8 {
+    // Every reading's token starts where the value does (past Unicode's
+    // spaces, only when the value starts with one): a value whose first
+    // octet is not our token's first letter, `*`, `/` or such a space
+    // names nobody we are in any reading, nor the empty name. Most
+    // values of a file (`Mozilla/5.0 (...)`, `Googlebot/2.1`) end here.
+    match value.first() {
+        // `*` alone reads as `*` every way.
+        Some(b'*') if value.len() == 1 => return 0,
+        Some(&b)
+            if b < 0x80
+                && !(0x1C..=0x1F).contains(&b)
+                && b != b'*'
+                && b != b'/'
+                && !wanted.first().is_some_and(|w| w.eq_ignore_ascii_case(&b)) =>
+        {
+            return 0;
+        }
+        _ => {}
+    }
     let base = product_token(value);
-    let plain = matches!(base, AgentToken::Named(t) if t.len() == value.len())
-        && value
-            .iter()
-            .all(|&b| b < 0x80 && !(0x1C..=0x1F).contains(&b));
-    if plain {
-        return 0;
+    if value
+        .iter()
+        .all(|&b| b < 0x80 && !(0x1C..=0x1F).contains(&b))
+    {
+        // ASCII: Unicode's spaces change nothing. Read whole, a value
+        // holding a blank or a `/` names nobody (our token has neither),
+        // so it selects otherwise only when its product token selects.
+        return match base {
+            AgentToken::Named(t) if t.len() == value.len() => 0,
+            AgentToken::Empty => Variant::EMPTY_AGENT,
+            _ if class(base, wanted) == (None, false) => 0,
+            _ => Variant::WHOLE_AGENT,
+        };
     }
     // The value's class in each combination of the two options: when any
     // two differ, both options are read again (one may matter only with

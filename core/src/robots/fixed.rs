@@ -506,17 +506,17 @@ impl<const RULES: usize, const BYTES: usize> FixedPolicy<RULES, BYTES> {
         v
     }
 
-    /// The target with `%2F` and `%3F` read as `/` and `?` (the
+    /// The target with escapes such as `%2F` read as their octets (the
     /// RESERVED_ESCAPES reading of `Variant`), decoded on the stack; one
     /// too long for it is denied, as an overflow.
     fn check_reserved(&self, path_and_query: &[u8]) -> Verdict<'_> {
         let mut buf = [0u8; FIXED_SCRATCH];
         let mut n = 0;
         let mut fits = true;
-        percent::decode_reserved(path_and_query, &mut |b| match buf.get_mut(n) {
+        percent::decode_reserved(path_and_query, &mut |c| match buf.get_mut(n..n + c.len()) {
             Some(o) => {
-                *o = b;
-                n += 1;
+                o.copy_from_slice(c);
+                n += c.len();
             }
             None => fits = false,
         });

@@ -334,6 +334,10 @@ impl<'t> Selection<'t> {
         self.other_event(ev, sink);
     }
 
+    // Out of line: the run of strict rule lines above is nearly every
+    // event, and keeping `event` small lets the models' line loops take
+    // it in line.
+    #[inline(never)]
     fn other_event<'a>(&mut self, ev: Event<'a>, sink: &mut impl SelectSink<'a>) {
         match ev {
             Event::Agent {

@@ -555,7 +555,7 @@ impl Policy {
     fn parse_in(body: &[u8], token: &str, variant: Variant) -> (Policy, u8) {
         if variant.reserved_escapes() {
             let mut decoded = Vec::with_capacity(body.len());
-            percent::decode_reserved(body, &mut |b| decoded.push(b));
+            percent::decode_reserved(body, &mut |c| decoded.extend_from_slice(c));
             return Policy::parse_plain(&decoded, token, variant);
         }
         Policy::parse_plain(body, token, variant)
@@ -617,7 +617,7 @@ impl Policy {
     fn check_variants(&self, path_and_query: &[u8]) -> Option<Verdict<'_>> {
         let mut decoded = Vec::new();
         if percent::has_reserved_escape(path_and_query) {
-            percent::decode_reserved(path_and_query, &mut |b| decoded.push(b));
+            percent::decode_reserved(path_and_query, &mut |c| decoded.extend_from_slice(c));
         }
         let base = [(Variant::BASE, self)];
         let kept = self
