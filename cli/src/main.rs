@@ -7,6 +7,7 @@
 mod cmd;
 mod digest;
 mod opml;
+mod output;
 mod sources;
 mod ui;
 

@@ -442,7 +442,9 @@ pub fn parse(path: &Path, text: &str) -> Result<SourcesFile, LoadError> {
     let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
     let resolve = |p: &str| {
         let p = PathBuf::from(p);
-        if p.is_absolute() {
+        // `output = "-"` is standard output, as `-o -`: not a file named
+        // `-` beside sources.toml (issue #20).
+        if p.is_absolute() || p.as_os_str() == "-" {
             p
         } else {
             base.join(p)

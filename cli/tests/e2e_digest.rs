@@ -736,6 +736,42 @@ fn outputs_go_where_they_are_named() {
     );
 }
 
+/// Issue #20: the digest's `-o` keeps a 0600 file 0600 (it became 0644),
+/// and `output = "-"` in `[settings]` is standard output, as `-o -` (it
+/// wrote a file named `-` beside sources.toml).
+#[cfg(unix)]
+#[test]
+fn a_private_digest_stays_private_and_settings_dash_is_stdout() {
+    use std::os::unix::fs::PermissionsExt;
+    let s = Sites::start();
+    let tmp = TempDir::new("digest-mode");
+    let state = tmp.path().join("state");
+    let src = tmp.write("sources.toml", SOURCES);
+    let out = tmp.write("digest.md", "old\n");
+    std::fs::set_permissions(&out, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let o = wr(
+        &state,
+        &s.hosts(),
+        &[src.to_str().unwrap(), "-o", out.to_str().unwrap()],
+    );
+    assert_ne!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(std::fs::read_to_string(&out).unwrap().contains("## Blog"));
+    let mode = std::fs::metadata(&out).unwrap().permissions().mode() & 0o7777;
+    assert_eq!(mode, 0o600);
+
+    let src = tmp.write(
+        "dash.toml",
+        &format!("[settings]\noutput = \"-\"\n{SOURCES}"),
+    );
+    let o = wr(&state, &s.hosts(), &[src.to_str().unwrap(), "--force"]);
+    assert_ne!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stdout(&o).contains("## Blog"), "{}", stderr(&o));
+    assert!(
+        !tmp.path().join("-").exists(),
+        "a file named `-` was written"
+    );
+}
+
 /// Issue #12: `-q` (the cron line) hid failed and deferred sources, so
 /// cron never mailed. They are errors, shown under `-q`.
 #[test]

@@ -404,7 +404,7 @@ pub fn run(args: &Args, common: &Common) -> CmdResult {
                 "{n_pass} passed, {n_fail} failed, {n_skip} skipped\n"
             ))
         };
-    if let Err(e) = digest::write_atomic(&state_dir.join(SELFTEST_FILE), text.as_bytes()) {
+    if let Err(e) = crate::output::write_atomic(&state_dir.join(SELFTEST_FILE), text.as_bytes()) {
         ui.warn(&format!(
             "cannot record the self-test in {}: {e}",
             state_dir.display()
