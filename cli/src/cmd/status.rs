@@ -174,6 +174,9 @@ fn gather(store: &Store, named: Named, dir: &Path) -> Result<Status, StoreError>
         .hosts()?
         .into_iter()
         .filter_map(|(host, row)| {
+            // As the next run will see it: a hold written by a clock that
+            // was ahead is clamped (issue #20).
+            let row = row.clamped(wr_core::time::Timestamp(now_ms));
             let until = row.hold_until.filter(|t| t.0 > now_ms)?;
             let server = row.retry_after_until.filter(|t| t.0 > now_ms);
             let name = clean_message(&host);
