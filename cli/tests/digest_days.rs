@@ -383,10 +383,26 @@ fn since_gathers_the_days_and_bad_dates_are_refused() {
     assert!(since.starts_with("# Digest since 2000-01-01\n"), "{since}");
     assert_eq!(links(&since, "Blog"), links(&md, "Blog"));
     assert_eq!(links(&since, "Slow"), links(&md, "Slow"));
+    // Issue #20: a day with no digest is said (exit 1), not written as an
+    // empty digest with exit 0.
     let o = wr(&state, &s.hosts(), &["show", "2000-01-01"]);
-    ok(&o);
-    assert_eq!(stdout(&o), "# Digest 2000-01-01\n", "no section that day");
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert_eq!(stdout(&o), "", "no digest is written");
+    assert!(
+        stderr(&o).contains("no digest for 2000-01-01"),
+        "{}",
+        stderr(&o)
+    );
     for (args, says) in [
+        // Issue #20: a lone DATE with --since was silently ignored.
+        (
+            vec!["show", "2000-01-01", "--since", "2000-01-01"],
+            "cannot be used together",
+        ),
+        (
+            vec!["show", src, "2000-01-01", "--since", "2000-01-01"],
+            "cannot be used with",
+        ),
         (
             vec!["show", src, "2026-02-30"],
             "not a date (expected YYYY-MM-DD)",

@@ -471,19 +471,31 @@ fn an_unwritable_stdout_exits_2_without_a_panic() {
         r#"<opml version="2.0"><body><outline text="B" xmlUrl="http://blog.test/rss.xml"/></body></opml>"#,
     );
     let src = tmp.write("sources.toml", SOURCES);
-    let runs: [&[&str]; 6] = [
+    // A digest delivered, so that `show` and `status` have a day to write.
+    let o = wr(&state, &s.hosts(), &[src.to_str().unwrap()]);
+    assert_ne!(o.status.code(), Some(2), "{}", stderr(&o));
+    let runs: [&[&str]; 10] = [
         &["import", opml.to_str().unwrap()],
+        &["export", src.to_str().unwrap()],
         &["check", "http://blog.test/rss.xml"],
+        &["show"],
+        &["status"],
         &["selftest"],
         &["selftest", "--json"],
         &["attest", "--offline-only"],
-        &[src.to_str().unwrap()],
+        &["robots", "/dev/null", "http://blog.test/"],
+        &[src.to_str().unwrap(), "--force"],
     ];
     for args in runs {
         let o = wr_to_full(&state, &s.hosts(), args);
         let err = stderr(&o);
         assert!(!err.contains("panicked"), "{args:?}: {err}");
         assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        // Issue #20: said in words, not a bare status 2.
+        assert!(
+            err.contains("cannot write") && err.contains("standard output"),
+            "{args:?}: {err}"
+        );
     }
 }
 

@@ -316,11 +316,8 @@ pub fn run(args: &Args, common: &Common) -> CmdResult {
     } else {
         table(&st)
     };
-    if crate::ui::print_out(&text) {
-        Ok(ExitCode::SUCCESS)
-    } else {
-        Err(CliError::Printed)
-    }
+    crate::ui::print_out(&text)?;
+    Ok(ExitCode::SUCCESS)
 }
 
 #[cfg(test)]
