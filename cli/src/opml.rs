@@ -169,11 +169,11 @@ pub fn export(sources: &[Source], title: &str) -> String {
     out
 }
 
+/// An attribute as a name or tag: the cleaning network text gets
+/// (controls, escapes and bidi controls removed, whitespace collapsed;
+/// issue #20: U+202E in an imported name reached headings and errors).
 fn clean(s: &str) -> String {
-    s.split(|c: char| c.is_whitespace() || c.is_control())
-        .filter(|w| !w.is_empty())
-        .collect::<Vec<_>>()
-        .join(" ")
+    wr_feeds::extract::clean_title(s)
 }
 
 /// Parses an OPML document.
@@ -586,5 +586,23 @@ line	title" xmlUrl="https://d.example/rss"></outline>
         // Comments, processing instructions and a doctype around the root are fine.
         let ok = import("\u{feff}<?xml version=\"1.0\"?>\n<!-- x -->\n<opml version=\"1.0\"><body><outline text=\"A\" xmlUrl=\"https://a.example/\"/></body></opml>\n<!-- end -->\n").unwrap();
         assert_eq!(ok.sources.len(), 1);
+    }
+
+    /// Issue #20: an imported name kept U+202E and other controls, and an
+    /// xmlUrl with a line break was imported and printed raw.
+    #[test]
+    fn imported_names_are_cleaned_and_control_urls_refused() {
+        let imp = import(
+            "<opml version=\"2.0\"><body>\
+             <outline text=\"evil\u{202e}txt.exe\u{1b}[31m red\" xmlUrl=\"https://a.example/f.xml\"/>\
+             <outline text=\"B\" xmlUrl=\"https://b.example/f&#10;.xml\"/>\
+             </body></opml>",
+        )
+        .unwrap();
+        assert_eq!(imp.sources.len(), 1, "{:?}", imp.sources);
+        assert_eq!(imp.sources[0].name, "eviltxt.exe red");
+        let w = imp.warnings.join("\n");
+        assert!(w.contains("U+000A"), "{w}");
+        assert!(!imp.warnings.iter().any(|w| w.contains('\n')), "{w}");
     }
 }

@@ -23,6 +23,7 @@ use std::collections::HashMap;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 use toml::Spanned;
+use wr_feeds::extract::{clean_message, clean_title};
 
 /// One `[[source]]` table, validated.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -224,6 +225,18 @@ pub fn check_url(raw: &str) -> Result<String, String> {
     if s.is_empty() {
         return Err("empty URL".into());
     }
+    // The URL is kept as written and shown in headings, errors and files:
+    // a line break or an escape in it (the url crate drops tabs and line
+    // breaks when parsing, so it never objected) or a bidi control would
+    // reach them raw (issue #20). Refused, the message shows it cleaned.
+    if let Some(c) = s.chars().find(|&c| c.is_control() || is_bidi_control(c)) {
+        return Err(format!(
+            "bad URL `{}`: it contains the control character U+{:04X}",
+            clean_message(s),
+            u32::from(c)
+        ));
+    }
+    // From here on the messages may quote `s`: nothing in it is a control.
     if s.len() > MAX_URL_LEN {
         let start: String = s.chars().take(60).collect();
         return Err(format!(
@@ -248,6 +261,12 @@ pub fn check_url(raw: &str) -> Result<String, String> {
     }
     wr_core::url::Url::parse(s).map_err(|e| format!("bad URL `{s}`: {e}"))?;
     Ok(s.to_string())
+}
+
+/// The bidi embeddings, overrides, isolates and marks `clean_title`
+/// removes: invisible, and able to reorder what follows them.
+fn is_bidi_control(c: char) -> bool {
+    matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{200E}' | '\u{200F}' | '\u{061C}')
 }
 
 /// The R7 canonical key of a validated URL (duplicate detection).
@@ -515,6 +534,13 @@ pub fn parse(path: &Path, text: &str) -> Result<SourcesFile, LoadError> {
                 "a source name cannot contain control characters or line breaks",
             ));
         }
+        // The cleaning network text gets (issue #20): a name is shown in
+        // headings and errors, and U+202E or another bidi control in it
+        // reordered what follows it on a terminal.
+        let name = clean_title(&name);
+        if name.is_empty() {
+            return Err(cx.err(Some(s.name.span()), "empty source name"));
+        }
         // Tables come in file order: count only the lines since the last
         // one (line_col from the start each time made a 10,000-source file
         // take 17 s to check; issue #12).
@@ -549,8 +575,9 @@ pub fn parse(path: &Path, text: &str) -> Result<SourcesFile, LoadError> {
             if v.is_empty() || v.chars().any(char::is_control) {
                 return Err(cx.err(Some(t.span()), "a tag must be non-empty and on one line"));
             }
-            if !tags.iter().any(|x: &String| x == v) {
-                tags.push(v.to_string());
+            let v = clean_title(v);
+            if !v.is_empty() && !tags.contains(&v) {
+                tags.push(v);
             }
         }
         let max_items = match &s.max_items {
@@ -638,6 +665,27 @@ mod tests {
     fn at(text: &str) -> (usize, usize, String) {
         let e = p(text).expect_err("should be refused");
         (e.line, e.column, e.message)
+    }
+
+    /// Issue #20: a name went to headings and errors with U+202E (and
+    /// other bidi controls) in it; a URL with a line break or an escape
+    /// was accepted (the url crate drops them while parsing) and kept raw.
+    #[test]
+    fn names_are_cleaned_and_urls_with_controls_refused() {
+        let f = p("[[source]]\nname = \"A\u{202e}B\u{2066}C\"\nurl = \"https://a.example/\"\ntags = [\"x\u{202e}y\"]\n").unwrap();
+        assert_eq!(f.sources[0].name, "ABC");
+        assert_eq!(f.sources[0].tags, vec!["xy".to_string()]);
+        for (url, code) in [
+            ("https://a.example/a\\nb", "U+000A"),
+            ("https://a.example/a\\tb", "U+0009"),
+            ("https://a.example/\\u001b[31m", "U+001B"),
+            ("https://a.example/\\u202e", "U+202E"),
+        ] {
+            let (l, _, m) = at(&format!("[[source]]\nname = \"A\"\nurl = \"{url}\"\n"));
+            assert_eq!(l, 3, "{url}: {m}");
+            assert!(m.contains(code), "{url}: {m}");
+            assert!(!m.contains('\u{1b}') && !m.contains('\u{202e}'), "{m}");
+        }
     }
 
     /// The message is the same whether or not the error derives it: the
