@@ -1008,8 +1008,8 @@ fn a_failed_write_then_a_rerun_within_the_hour_lists_every_item_in_the_days_file
 }
 
 /// `show` writes a day's digest again from the store, without a request:
-/// the same items as the digest of that day; another day has none; a date
-/// that is not one is refused.
+/// the same items as the digest of that day; another day has no digest
+/// (exit 1, said); a date that is not one is refused.
 #[test]
 fn show_writes_a_past_digest_again_without_a_request() {
     let s = Sites::start();
@@ -1039,9 +1039,15 @@ fn show_writes_a_past_digest_again_without_a_request() {
     assert_eq!(v["day"], day.as_str());
     assert_eq!(v["sources"][0]["items"].as_array().unwrap().len(), 2);
 
+    // Issue #20: a day with no digest is said, exit 1, nothing written.
     let o = wr(&state, &s.hosts(), &["show", src, "2000-01-01"]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    assert!(link_lines(&stdout(&o), "Blog").is_empty());
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("no digest for 2000-01-01"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(stdout(&o), "");
     let o = wr(&state, &s.hosts(), &["show", src, "--since", "2000-01-01"]);
     let since = stdout(&o);
     assert!(since.starts_with("# Digest since 2000-01-01\n"), "{since}");
