@@ -461,9 +461,7 @@ pub fn parse(path: &Path, text: &str) -> Result<SourcesFile, LoadError> {
     let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
     let resolve = |p: &str| {
         let p = PathBuf::from(p);
-        // `output = "-"` is standard output, as `-o -`: not a file named
-        // `-` beside sources.toml (issue #20).
-        if p.is_absolute() || p.as_os_str() == "-" {
+        if p.is_absolute() {
             p
         } else {
             base.join(p)
@@ -484,15 +482,21 @@ pub fn parse(path: &Path, text: &str) -> Result<SourcesFile, LoadError> {
                 }
             });
         }
-        for (field, slot) in [
-            (s.output, &mut settings.output),
-            (s.state_dir, &mut settings.state_dir),
+        for (field, slot, stream) in [
+            (s.output, &mut settings.output, true),
+            (s.state_dir, &mut settings.state_dir, false),
         ] {
             if let Some(v) = field {
                 if v.get_ref().trim().is_empty() {
                     return Err(cx.err(Some(v.span()), "empty path"));
                 }
-                *slot = Some(resolve(v.get_ref()));
+                // `output = "-"` is standard output, as `-o -`: not a file
+                // named `-` beside sources.toml (issue #20).
+                *slot = Some(if stream && v.get_ref() == "-" {
+                    PathBuf::from("-")
+                } else {
+                    resolve(v.get_ref())
+                });
             }
         }
         if let Some(b) = s.operator_base {
