@@ -276,14 +276,36 @@ pub fn canonical(url: &str) -> String {
 
 /// Reads and validates `path`.
 pub fn load(path: &Path) -> Result<SourcesFile, LoadError> {
-    let text = std::fs::read_to_string(path).map_err(|e| LoadError {
+    let bytes = std::fs::read(path).map_err(|e| LoadError {
         file: path.to_path_buf(),
         line: 1,
         column: 1,
         message: format!("cannot read: {e}"),
         snippet: None,
     })?;
+    let text = String::from_utf8(bytes).map_err(|e| not_utf8(path, &e))?;
     parse(path, &text)
+}
+
+/// A file that is not UTF-8, at the line and column of its first bad byte
+/// (a Latin-1 `é` on line 40 was reported at 1:1; issue #20).
+fn not_utf8(path: &Path, e: &std::string::FromUtf8Error) -> LoadError {
+    let bytes = e.as_bytes();
+    let at = e.utf8_error().valid_up_to();
+    // Everything before `at` is valid UTF-8.
+    let before = std::str::from_utf8(&bytes[..at]).unwrap_or_default();
+    let (line, column) = line_col(before, at);
+    LoadError {
+        file: path.to_path_buf(),
+        line,
+        column,
+        message: format!(
+            "not UTF-8: byte 0x{:02X} at offset {at} (TOML files are UTF-8; \
+             re-save it as UTF-8)",
+            bytes.get(at).copied().unwrap_or(0)
+        ),
+        snippet: None,
+    }
 }
 
 /// The key whose value holds byte `at`: the last `key =` written before
@@ -973,6 +995,22 @@ url = "http://b.example/blog"
         let text = to_toml(&sources, "header\nline two");
         let back = p(&text).unwrap();
         assert_eq!(back.sources, sources);
+    }
+
+    #[test]
+    fn a_file_that_is_not_utf8_is_named_at_its_bad_byte() {
+        let dir = std::env::temp_dir().join(format!("wr-sources-latin1-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let f = dir.join("sources.toml");
+        std::fs::write(
+            &f,
+            b"[[source]]\nname = \"Caf\xe9\"\nurl = \"https://a.example/\"\n",
+        )
+        .unwrap();
+        let e = load(&f).expect_err("Latin-1 is refused");
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!((e.line, e.column), (2, 12), "{}", e.message);
+        assert!(e.message.contains("not UTF-8: byte 0xE9"), "{}", e.message);
     }
 
     #[test]
