@@ -254,6 +254,9 @@ pub fn check_url(raw: &str) -> Result<String, String> {
     if parsed.host_str().is_none_or(str::is_empty) {
         return Err(format!("bad URL `{s}`: no host"));
     }
+    if let Some(url::Host::Domain(d)) = parsed.host() {
+        dns_lengths(d).map_err(|m| format!("bad URL `{s}`: {m}"))?;
+    }
     if !parsed.username().is_empty() || parsed.password().is_some() {
         return Err(format!(
             "bad URL `{s}`: credentials in URLs are not supported"
@@ -261,6 +264,28 @@ pub fn check_url(raw: &str) -> Result<String, String> {
     }
     wr_core::url::Url::parse(s).map_err(|e| format!("bad URL `{s}`: {e}"))?;
     Ok(s.to_string())
+}
+
+/// RFC 1035 section 2.3.4 (and RFC 1123 2.1): a name of at most 255
+/// octets on the wire, so at most 253 written (without a final dot), each
+/// label 1 to 63 octets. A longer one can never resolve; a 310-octet host
+/// was accepted and failed on every run (issue #20). `d` is the URL's
+/// host as the url crate serialises it (IDNA applied: octets as sent).
+fn dns_lengths(d: &str) -> Result<(), String> {
+    let name = d.strip_suffix('.').unwrap_or(d);
+    if name.len() > 253 {
+        return Err(format!(
+            "the host name is {} octets long; at most 253 (RFC 1035)",
+            name.len()
+        ));
+    }
+    if let Some(l) = name.split('.').find(|l| l.is_empty() || l.len() > 63) {
+        return Err(format!(
+            "the host name has a label of {} octets; each is 1 to 63 (RFC 1035)",
+            l.len()
+        ));
+    }
+    Ok(())
 }
 
 /// The bidi embeddings, overrides, isolates and marks `clean_title`
@@ -1011,6 +1036,29 @@ url = "http://b.example/blog"
         std::fs::remove_dir_all(&dir).unwrap();
         assert_eq!((e.line, e.column), (2, 12), "{}", e.message);
         assert!(e.message.contains("not UTF-8: byte 0xE9"), "{}", e.message);
+    }
+
+    #[test]
+    fn host_names_keep_to_rfc_1035_lengths() {
+        let label = "a".repeat(63);
+        let ok = format!(
+            "https://{label}.{label}.{label}.{}.example/",
+            "b".repeat(53)
+        );
+        assert_eq!(ok.len() - "https://".len() - 1, 253);
+        check_url(&ok).unwrap();
+        let long = format!(
+            "https://{label}.{label}.{label}.{}.example/",
+            "b".repeat(54)
+        );
+        let m = check_url(&long).unwrap_err();
+        assert!(m.contains("254 octets"), "{m}");
+        let m = check_url(&format!("https://{}.example/", "a".repeat(64))).unwrap_err();
+        assert!(m.contains("label of 64 octets"), "{m}");
+        let m = check_url(&format!("https://{}/", "a.".repeat(155))).unwrap_err();
+        assert!(m.contains("(RFC 1035)"), "{m}");
+        check_url("https://a.example./").unwrap();
+        check_url("https://192.0.2.1/").unwrap();
     }
 
     #[test]
