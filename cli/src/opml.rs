@@ -8,7 +8,9 @@
 //! Names are made unique (`Name (2)`); a feed listed twice is kept once;
 //! outlines whose URLs are not http(s) are skipped with a warning; a
 //! commented outline (`isComment="true"`, and all under it) becomes a
-//! source with `enabled = false`. The file is read in the encoding it
+//! source with `enabled = false`. A `type="link"` outline with a `url`
+//! and no `xmlUrl` (how `export` writes a page-only source) becomes a
+//! source without a feed. The file is read in the encoding it
 //! declares ([`decode`]); `export` writes the reverse, UTF-8.
 
 use crate::sources::{canonical, check_url, Source};
@@ -249,40 +251,74 @@ pub fn import(text: &str) -> Result<Import, String> {
         let commented = stack.last().is_some_and(|(_, c)| *c)
             || a.get("isComment")
                 .is_some_and(|v| v.trim().eq_ignore_ascii_case("true"));
-        let Some(xml_url) = a.get("xmlUrl").or_else(|| a.get("xmlurl")) else {
+        let xml_url = a.get("xmlUrl").or_else(|| a.get("xmlurl"));
+        // A page-only source, as `export` writes it (issue #20: the round
+        // trip the README promises dropped them): `type="link"` with its
+        // page as `url`, no xmlUrl.
+        let page = a
+            .get("type")
+            .filter(|t| t.trim().eq_ignore_ascii_case("link"))
+            .and(a.get("url"))
+            .filter(|u| !u.trim().is_empty());
+        if xml_url.is_none() && page.is_none() {
             if !empty {
                 stack.push((label, commented));
             }
             continue;
-        };
+        }
         if !empty {
             stack.push((None, commented));
         }
-        let feed = match check_url(&unfeed(xml_url)) {
-            Ok(u) => u,
-            Err(m) => {
-                out.warnings
-                    .push(format!("line {line}: skipped outline: xmlUrl: {m}"));
-                continue;
-            }
-        };
-        if !feeds.insert(canonical(&feed)) {
-            out.warnings
-                .push(format!("line {line}: skipped duplicate feed {feed}"));
-            continue;
-        }
-        let url = match a.get("htmlUrl").or_else(|| a.get("htmlurl")) {
-            Some(h) if !h.trim().is_empty() => match check_url(h) {
-                Ok(u) => u,
-                Err(m) => {
-                    out.warnings.push(format!(
-                        "line {line}: htmlUrl ignored ({m}); the source's url is its feed"
-                    ));
-                    feed.clone()
+        let (feed, url) = match (xml_url, page) {
+            (Some(xml_url), _) => {
+                let feed = match check_url(&unfeed(xml_url)) {
+                    Ok(u) => u,
+                    Err(m) => {
+                        out.warnings
+                            .push(format!("line {line}: skipped outline: xmlUrl: {m}"));
+                        continue;
+                    }
+                };
+                if !feeds.insert(canonical(&feed)) {
+                    out.warnings
+                        .push(format!("line {line}: skipped duplicate feed {feed}"));
+                    continue;
                 }
-            },
-            _ => feed.clone(),
+                let url = match a.get("htmlUrl").or_else(|| a.get("htmlurl")) {
+                    Some(h) if !h.trim().is_empty() => match check_url(h) {
+                        Ok(u) => u,
+                        Err(m) => {
+                            out.warnings.push(format!(
+                                "line {line}: htmlUrl ignored ({m}); the source's url is its feed"
+                            ));
+                            feed.clone()
+                        }
+                    },
+                    _ => feed.clone(),
+                };
+                (Some(feed), url)
+            }
+            (None, Some(page)) => {
+                let url = match check_url(page) {
+                    Ok(u) => u,
+                    Err(m) => {
+                        out.warnings
+                            .push(format!("line {line}: skipped link outline: url: {m}"));
+                        continue;
+                    }
+                };
+                // One key space with the feeds, as sources.toml's
+                // duplicate check has (a source is its feed, else its page).
+                if !feeds.insert(canonical(&url)) {
+                    out.warnings
+                        .push(format!("line {line}: skipped duplicate page {url}"));
+                    continue;
+                }
+                (None, url)
+            }
+            (None, None) => continue,
         };
+        let identity = feed.clone().unwrap_or_else(|| url.clone());
         let mut tags: Vec<String> = Vec::new();
         let mut add = |t: &str| {
             let t = clean(t);
@@ -303,10 +339,10 @@ pub fn import(text: &str) -> Result<Import, String> {
             }
         }
         let base = label.unwrap_or_else(|| {
-            url::Url::parse(&feed)
+            url::Url::parse(&identity)
                 .ok()
                 .and_then(|u| u.host_str().map(str::to_string))
-                .unwrap_or_else(|| feed.clone())
+                .unwrap_or_else(|| identity.clone())
         });
         let mut name = base.clone();
         let mut n = 2;
@@ -322,7 +358,7 @@ pub fn import(text: &str) -> Result<Import, String> {
         out.sources.push(Source {
             name,
             url,
-            feed: Some(feed),
+            feed,
             tags,
             enabled: !commented,
             max_items: None,
@@ -423,21 +459,21 @@ mod encoding_and_export {
         assert!(!xml.contains('\u{1b}'), "{xml}");
         assert!(!xml.contains('\u{fffe}') && !xml.contains('\u{7}'), "{xml}");
         let back = import(&xml).unwrap();
-        assert_eq!(
-            back.sources.len(),
-            2,
-            "the page-only source has no xmlUrl: {xml}"
-        );
+        // Issue #20: the page-only source comes back, as a `link` outline.
+        assert_eq!(back.sources.len(), 3, "{xml}");
+        assert_eq!(back.sources[1].name, "Page only");
+        assert_eq!(back.sources[1].url, "https://b.test/");
+        assert_eq!(back.sources[1].feed, None);
         assert_eq!(back.sources[0].name, sources[0].name);
         assert_eq!(back.sources[0].url, sources[0].url);
         assert_eq!(back.sources[0].feed, sources[0].feed);
         assert_eq!(back.sources[0].tags, sources[0].tags);
         assert!(back.sources[0].enabled);
         assert!(xml.contains("url=\"https://b.test/\""), "{xml}");
-        assert_eq!(back.sources[1].name, "Off for now");
-        assert_eq!(back.sources[1].feed, sources[2].feed);
-        assert_eq!(back.sources[1].tags, ["a b", "c d"]);
-        assert!(!back.sources[1].enabled, "{xml}");
+        assert_eq!(back.sources[2].name, "Off for now");
+        assert_eq!(back.sources[2].feed, sources[2].feed);
+        assert_eq!(back.sources[2].tags, ["a b", "c d"]);
+        assert!(!back.sources[2].enabled, "{xml}");
     }
 }
 

@@ -101,7 +101,8 @@ fn export_and_import_round_trip_through_the_binary() {
     let state = tmp.path().join("state");
     let src = tmp.write(
         "sources.toml",
-        "[[source]]\nname = \"Café & co\"\nurl = \"https://a.test/\"\nfeed = \"https://a.test/feed.xml\"\ntags = [\"food\"]\n",
+        "[[source]]\nname = \"Café & co\"\nurl = \"https://a.test/\"\nfeed = \"https://a.test/feed.xml\"\ntags = [\"food\"]\n\
+         [[source]]\nname = \"Docs\"\nurl = \"https://docs.test/\"\n",
     );
     let opml = tmp.path().join("subs.opml");
     let o = wr(
@@ -124,6 +125,18 @@ fn export_and_import_round_trip_through_the_binary() {
     assert!(
         toml.contains("feed = \"https://a.test/feed.xml\""),
         "{toml}"
+    );
+    // Issue #20: a source without a feed survives the round trip (it was
+    // dropped without a word), and export says feed readers skip it.
+    assert!(
+        toml.contains("name = \"Docs\"\nurl = \"https://docs.test/\"\n"),
+        "{toml}"
+    );
+    let o = wr(&state, &[], &["export", src.to_str().unwrap()]);
+    assert!(
+        stderr(&o).contains("1 source without a feed written as `link` outline"),
+        "{}",
+        stderr(&o)
     );
 
     // The same list saved by an old reader in windows-1252.

@@ -3,7 +3,8 @@
 use crate::opml;
 use crate::output::Output;
 use crate::sources;
-use crate::{CliError, CmdResult};
+use crate::ui::Ui;
+use crate::{CliError, CmdResult, Common};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -21,7 +22,7 @@ pub(crate) struct Args {
     pub(crate) force: bool,
 }
 
-pub fn run(args: &Args) -> CmdResult {
+pub fn run(args: &Args, common: &Common) -> CmdResult {
     // Checked before any work: a device or a FIFO is refused, `--force`
     // or not.
     let output = match Output::check(args.output.as_deref()) {
@@ -45,6 +46,17 @@ pub fn run(args: &Args) -> CmdResult {
     };
     let title = format!("wr-feeds sources ({})", args.sources.display());
     let xml = opml::export(&file.sources, &title);
+    // Issue #20: they are kept (`import` reads them back), but a feed
+    // reader passes over a `link` outline: said, not lost without a word.
+    let pages = file.sources.iter().filter(|s| s.feed.is_none()).count();
+    if pages > 0 {
+        Ui::new(common.quiet, common.verbose).warn(&format!(
+            "{pages} source{} without a feed written as `link` outline{}: feed readers \
+             pass over them; `wr-feeds import` reads them back",
+            if pages == 1 { "" } else { "s" },
+            if pages == 1 { "" } else { "s" },
+        ));
+    }
     match output.write(xml.as_bytes()) {
         Ok(()) => Ok(ExitCode::SUCCESS),
         Err(e) => Err(CliError::msg(format!(
