@@ -184,6 +184,9 @@ fn a_rerun_the_same_day_keeps_the_days_items_and_adds_the_new_ones() {
         "{second}"
     );
     assert_eq!(links(&second, "Slow"), links(&first, "Slow"), "{second}");
+    // Issue #20: the summary counts this run's new items (one), not the
+    // day's items the digest lists again.
+    assert!(stderr(&o).contains("; 1 new item;"), "{}", stderr(&o));
 
     // Within the hour, not fetched: "skipped", and the day's items all
     // the same, each once.
@@ -196,6 +199,7 @@ fn a_rerun_the_same_day_keeps_the_days_items_and_adds_the_new_ones() {
     );
     assert_eq!(links(&third, "Blog"), links(&second, "Blog"), "{third}");
     assert_eq!(links(&third, "Slow"), links(&first, "Slow"), "{third}");
+    assert!(stderr(&o).contains("; 0 new items;"), "{}", stderr(&o));
     assert_eq!(s.blog.requests_to("/rss.xml").len(), 2);
 }
 
