@@ -511,3 +511,42 @@ feed = "http://limited.test/feed.xml"
     assert_ne!(o.status.code(), Some(2), "{}", stderr(&o));
     assert_eq!(feed_requests(), 2);
 }
+
+/// Issue #20: a hold of ours stored beyond any hold we set (a clock that
+/// was ahead) is shown as the next run will treat it, clamped, with the
+/// stored instant beside it.
+#[test]
+fn status_shows_a_clamped_hold_and_what_was_stored() {
+    let tmp = TempDir::new("status-clamp");
+    let state = tmp.path().join("state");
+    let now_s = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    let stored = now_s + 30 * 86_400;
+    wr_feeds::store::Store::open(&state)
+        .unwrap()
+        .hold(
+            "skewed.test",
+            Timestamp::from_secs(stored),
+            HoldCause::Cooldown,
+        )
+        .unwrap();
+    let o = wr(&state, &[], &["status", "--json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+    let h = &v["held_hosts"][0];
+    assert_eq!(h["host"], "skewed.test", "{v}");
+    let longest = wr_feeds::store::HostRow::LONGEST_OWN_HOLD.as_secs();
+    assert!(h["held_for_s"].as_u64().unwrap() <= longest + 1, "{v}");
+    let stored_text = chrono::DateTime::from_timestamp(stored as i64, 0)
+        .unwrap()
+        .format("%Y-%m-%dT%H:%M:%SZ")
+        .to_string();
+    assert_eq!(h["clamped_from"], stored_text.as_str(), "{v}");
+    let table = stdout(&wr(&state, &[], &["status"]));
+    assert!(
+        table.contains(&format!("stored as until {stored_text}")),
+        "{table}"
+    );
+}
