@@ -3,7 +3,6 @@
 //! Both renderings come from one [`Digest`] value, so they never disagree.
 
 use serde::Serialize;
-use std::io::Write;
 use std::path::Path;
 
 /// The schema name carried in every JSON digest.
@@ -388,74 +387,6 @@ pub fn rfc3339(unix_secs: i64) -> String {
     )
 }
 
-/// The temporary file [`write_atomic`] writes before renaming it over
-/// `path`: `.NAME.tmp-PID` in the same directory.
-fn temp_path(path: &Path) -> std::io::Result<std::path::PathBuf> {
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => std::path::PathBuf::from("."),
-    };
-    let file_name = path
-        .file_name()
-        .ok_or_else(|| std::io::Error::other("not a file path"))?;
-    let mut tmp_name = std::ffi::OsString::from(".");
-    tmp_name.push(file_name);
-    tmp_name.push(format!(".tmp-{}", std::process::id()));
-    Ok(dir.join(tmp_name))
-}
-
-/// Checks, before anything is fetched, that [`write_atomic`] will be able
-/// to write `path`: it is not a directory and its temporary file can be
-/// created (and is removed again). A digest that cannot be written after
-/// the run would lose its new items, which the state already counts as
-/// seen.
-pub fn check_writable(path: &Path) -> std::io::Result<()> {
-    if path.is_dir() {
-        return Err(std::io::Error::other("it is a directory"));
-    }
-    if path.exists() && !path.is_file() {
-        // A device, a FIFO or a socket: the atomic rename would replace
-        // it with a regular file.
-        return Err(std::io::Error::other(
-            "it is not a regular file (a device, FIFO or socket); name a file, or `-` for standard output",
-        ));
-    }
-    let tmp = temp_path(path)?;
-    std::fs::File::create(&tmp)?;
-    std::fs::remove_file(&tmp)
-}
-
-/// The file an `--output` names: a symlink's target (followed to the
-/// end), else the path itself. A dangling symlink is refused, naming it.
-pub fn resolve_output(path: &Path) -> std::io::Result<std::path::PathBuf> {
-    match std::fs::symlink_metadata(path) {
-        Ok(m) if m.file_type().is_symlink() => std::fs::canonicalize(path).map_err(|e| {
-            std::io::Error::other(format!(
-                "it is a symlink whose target cannot be reached ({e})"
-            ))
-        }),
-        _ => Ok(path.to_path_buf()),
-    }
-}
-
-/// Writes `contents` to `path` atomically: a temporary file in the same
-/// directory, flushed to disk, then renamed over `path`. A reader sees
-/// the old digest or the new one, never half of one.
-pub fn write_atomic(path: &Path, contents: &[u8]) -> std::io::Result<()> {
-    let tmp = temp_path(path)?;
-    let result = (|| {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(contents)?;
-        f.sync_all()?;
-        drop(f);
-        std::fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -665,19 +596,6 @@ mod tests {
         assert_eq!(rfc3339(951_782_400), "2000-02-29T00:00:00Z");
         assert_eq!(rfc3339(1_779_580_800 + 3_723), "2026-05-24T01:02:03Z");
         assert_eq!(rfc3339(-1), "1969-12-31T23:59:59Z");
-    }
-
-    #[test]
-    fn atomic_write_replaces_whole_file() {
-        let dir = std::env::temp_dir().join(format!("wr-digest-test-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let p = dir.join("d.md");
-        write_atomic(&p, b"one").unwrap();
-        write_atomic(&p, b"two").unwrap();
-        assert_eq!(std::fs::read(&p).unwrap(), b"two");
-        let leftovers: Vec<_> = std::fs::read_dir(&dir).unwrap().collect();
-        assert_eq!(leftovers.len(), 1, "no temporary file left behind");
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 }
 

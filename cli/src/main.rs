@@ -7,6 +7,7 @@
 mod cmd;
 mod digest;
 mod opml;
+mod output;
 mod sources;
 mod ui;
 
@@ -104,7 +105,8 @@ enum Command {
     Robots(robots::Args),
     /// Turn an OPML subscription list into sources.toml.
     ///
-    /// Every outline with an xmlUrl, at any depth, becomes a source; folders
+    /// Every outline with an xmlUrl (or `type="link"` with a url: a source
+    /// without a feed), at any depth, becomes a source; folders
     /// and `category` become tags; a commented outline (isComment) becomes
     /// `enabled = false`. The file is read in the encoding it declares (a
     /// byte order mark, UTF-16, or the XML declaration: windows-1252,
@@ -210,7 +212,7 @@ fn try_main(cli: &Cli) -> CmdResult {
     match &cli.command {
         Some(Command::Robots(args)) => robots::run(args),
         Some(Command::Import(args)) => import::run(args, &cli.common),
-        Some(Command::Export(args)) => export::run(args),
+        Some(Command::Export(args)) => export::run(args, &cli.common),
         Some(Command::Check(args)) => check::run(args, &cli.common),
         Some(Command::Selftest(args)) => selftest::run(args, &cli.common),
         Some(Command::Attest(args)) => attest::run(args, &cli.common),

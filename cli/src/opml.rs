@@ -8,7 +8,9 @@
 //! Names are made unique (`Name (2)`); a feed listed twice is kept once;
 //! outlines whose URLs are not http(s) are skipped with a warning; a
 //! commented outline (`isComment="true"`, and all under it) becomes a
-//! source with `enabled = false`. The file is read in the encoding it
+//! source with `enabled = false`. A `type="link"` outline with a `url`
+//! and no `xmlUrl` (how `export` writes a page-only source) becomes a
+//! source without a feed. The file is read in the encoding it
 //! declares ([`decode`]); `export` writes the reverse, UTF-8.
 
 use crate::sources::{canonical, check_url, Source};
@@ -169,11 +171,36 @@ pub fn export(sources: &[Source], title: &str) -> String {
     out
 }
 
+/// An attribute as a name or tag: the cleaning network text gets
+/// (controls, escapes and bidi controls removed, whitespace collapsed;
+/// issue #20: U+202E in an imported name reached headings and errors).
 fn clean(s: &str) -> String {
-    s.split(|c: char| c.is_whitespace() || c.is_control())
-        .filter(|w| !w.is_empty())
-        .collect::<Vec<_>>()
-        .join(" ")
+    wr_feeds::extract::clean_title(s)
+}
+
+/// Line numbers of increasing offsets, counted from the last one asked:
+/// counting from the start for every outline made an import of 40,000
+/// outlines take 30 s (issue #20).
+#[derive(Default)]
+struct Lines {
+    at: usize,
+    line: usize,
+}
+
+impl Lines {
+    /// The 1-based line of byte `pos` of `text`.
+    fn line(&mut self, text: &str, pos: usize) -> usize {
+        let pos = pos.min(text.len());
+        if pos < self.at || self.line == 0 {
+            (self.at, self.line) = (0, 1);
+        }
+        self.line += text.as_bytes()[self.at..pos]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count();
+        self.at = pos;
+        self.line
+    }
 }
 
 /// Parses an OPML document.
@@ -185,6 +212,10 @@ pub fn import(text: &str) -> Result<Import, String> {
     // extends to everything under it).
     let mut stack: Vec<(Option<String>, bool)> = Vec::new();
     let mut names: HashSet<String> = HashSet::new();
+    // The next suffix to try per duplicated name: 40,000 outlines named
+    // alike tried every `(n)` from 2 each time (issue #20, quadratic).
+    let mut next_suffix: HashMap<String, usize> = HashMap::new();
+    let mut lines = Lines::default();
     let mut feeds: HashSet<String> = HashSet::new();
     let mut saw_opml = false;
     // Elements open at this point (name, line): a document cut short (an
@@ -218,7 +249,7 @@ pub fn import(text: &str) -> Result<Import, String> {
             }
             _ => continue,
         };
-        let (line, _) = crate::sources::line_col(text, pos as usize);
+        let line = lines.line(text, pos as usize);
         let local = e.local_name();
         let tag = String::from_utf8_lossy(e.name().as_ref()).into_owned();
         if open.is_empty() {
@@ -249,40 +280,74 @@ pub fn import(text: &str) -> Result<Import, String> {
         let commented = stack.last().is_some_and(|(_, c)| *c)
             || a.get("isComment")
                 .is_some_and(|v| v.trim().eq_ignore_ascii_case("true"));
-        let Some(xml_url) = a.get("xmlUrl").or_else(|| a.get("xmlurl")) else {
+        let xml_url = a.get("xmlUrl").or_else(|| a.get("xmlurl"));
+        // A page-only source, as `export` writes it (issue #20: the round
+        // trip the README promises dropped them): `type="link"` with its
+        // page as `url`, no xmlUrl.
+        let page = a
+            .get("type")
+            .filter(|t| t.trim().eq_ignore_ascii_case("link"))
+            .and(a.get("url"))
+            .filter(|u| !u.trim().is_empty());
+        if xml_url.is_none() && page.is_none() {
             if !empty {
                 stack.push((label, commented));
             }
             continue;
-        };
+        }
         if !empty {
             stack.push((None, commented));
         }
-        let feed = match check_url(&unfeed(xml_url)) {
-            Ok(u) => u,
-            Err(m) => {
-                out.warnings
-                    .push(format!("line {line}: skipped outline: xmlUrl: {m}"));
-                continue;
-            }
-        };
-        if !feeds.insert(canonical(&feed)) {
-            out.warnings
-                .push(format!("line {line}: skipped duplicate feed {feed}"));
-            continue;
-        }
-        let url = match a.get("htmlUrl").or_else(|| a.get("htmlurl")) {
-            Some(h) if !h.trim().is_empty() => match check_url(h) {
-                Ok(u) => u,
-                Err(m) => {
-                    out.warnings.push(format!(
-                        "line {line}: htmlUrl ignored ({m}); the source's url is its feed"
-                    ));
-                    feed.clone()
+        let (feed, url) = match (xml_url, page) {
+            (Some(xml_url), _) => {
+                let feed = match check_url(&unfeed(xml_url)) {
+                    Ok(u) => u,
+                    Err(m) => {
+                        out.warnings
+                            .push(format!("line {line}: skipped outline: xmlUrl: {m}"));
+                        continue;
+                    }
+                };
+                if !feeds.insert(canonical(&feed)) {
+                    out.warnings
+                        .push(format!("line {line}: skipped duplicate feed {feed}"));
+                    continue;
                 }
-            },
-            _ => feed.clone(),
+                let url = match a.get("htmlUrl").or_else(|| a.get("htmlurl")) {
+                    Some(h) if !h.trim().is_empty() => match check_url(h) {
+                        Ok(u) => u,
+                        Err(m) => {
+                            out.warnings.push(format!(
+                                "line {line}: htmlUrl ignored ({m}); the source's url is its feed"
+                            ));
+                            feed.clone()
+                        }
+                    },
+                    _ => feed.clone(),
+                };
+                (Some(feed), url)
+            }
+            (None, Some(page)) => {
+                let url = match check_url(page) {
+                    Ok(u) => u,
+                    Err(m) => {
+                        out.warnings
+                            .push(format!("line {line}: skipped link outline: url: {m}"));
+                        continue;
+                    }
+                };
+                // One key space with the feeds, as sources.toml's
+                // duplicate check has (a source is its feed, else its page).
+                if !feeds.insert(canonical(&url)) {
+                    out.warnings
+                        .push(format!("line {line}: skipped duplicate page {url}"));
+                    continue;
+                }
+                (None, url)
+            }
+            (None, None) => continue,
         };
+        let identity = feed.clone().unwrap_or_else(|| url.clone());
         let mut tags: Vec<String> = Vec::new();
         let mut add = |t: &str| {
             let t = clean(t);
@@ -303,16 +368,21 @@ pub fn import(text: &str) -> Result<Import, String> {
             }
         }
         let base = label.unwrap_or_else(|| {
-            url::Url::parse(&feed)
+            url::Url::parse(&identity)
                 .ok()
                 .and_then(|u| u.host_str().map(str::to_string))
-                .unwrap_or_else(|| feed.clone())
+                .unwrap_or_else(|| identity.clone())
         });
         let mut name = base.clone();
-        let mut n = 2;
-        while !names.insert(name.to_lowercase()) {
-            name = format!("{base} ({n})");
-            n += 1;
+        if !names.insert(name.to_lowercase()) {
+            let n = next_suffix.entry(base.to_lowercase()).or_insert(2);
+            loop {
+                name = format!("{base} ({n})");
+                *n += 1;
+                if names.insert(name.to_lowercase()) {
+                    break;
+                }
+            }
         }
         if name != base {
             out.warnings.push(format!(
@@ -322,7 +392,7 @@ pub fn import(text: &str) -> Result<Import, String> {
         out.sources.push(Source {
             name,
             url,
-            feed: Some(feed),
+            feed,
             tags,
             enabled: !commented,
             max_items: None,
@@ -423,21 +493,21 @@ mod encoding_and_export {
         assert!(!xml.contains('\u{1b}'), "{xml}");
         assert!(!xml.contains('\u{fffe}') && !xml.contains('\u{7}'), "{xml}");
         let back = import(&xml).unwrap();
-        assert_eq!(
-            back.sources.len(),
-            2,
-            "the page-only source has no xmlUrl: {xml}"
-        );
+        // Issue #20: the page-only source comes back, as a `link` outline.
+        assert_eq!(back.sources.len(), 3, "{xml}");
+        assert_eq!(back.sources[1].name, "Page only");
+        assert_eq!(back.sources[1].url, "https://b.test/");
+        assert_eq!(back.sources[1].feed, None);
         assert_eq!(back.sources[0].name, sources[0].name);
         assert_eq!(back.sources[0].url, sources[0].url);
         assert_eq!(back.sources[0].feed, sources[0].feed);
         assert_eq!(back.sources[0].tags, sources[0].tags);
         assert!(back.sources[0].enabled);
         assert!(xml.contains("url=\"https://b.test/\""), "{xml}");
-        assert_eq!(back.sources[1].name, "Off for now");
-        assert_eq!(back.sources[1].feed, sources[2].feed);
-        assert_eq!(back.sources[1].tags, ["a b", "c d"]);
-        assert!(!back.sources[1].enabled, "{xml}");
+        assert_eq!(back.sources[2].name, "Off for now");
+        assert_eq!(back.sources[2].feed, sources[2].feed);
+        assert_eq!(back.sources[2].tags, ["a b", "c d"]);
+        assert!(!back.sources[2].enabled, "{xml}");
     }
 }
 
@@ -586,5 +656,47 @@ line	title" xmlUrl="https://d.example/rss"></outline>
         // Comments, processing instructions and a doctype around the root are fine.
         let ok = import("\u{feff}<?xml version=\"1.0\"?>\n<!-- x -->\n<opml version=\"1.0\"><body><outline text=\"A\" xmlUrl=\"https://a.example/\"/></body></opml>\n<!-- end -->\n").unwrap();
         assert_eq!(ok.sources.len(), 1);
+    }
+
+    /// Issue #20: names made unique by a suffix counter per name (the
+    /// same names as trying every suffix from 2), and lines counted
+    /// incrementally (the same lines as counting from the start).
+    #[test]
+    fn duplicate_names_and_lines_as_before() {
+        let imp = import(
+            "<opml version=\"2.0\"><body>\n\
+             <outline text=\"A\" xmlUrl=\"https://a.example/1\"/>\n\
+             <outline text=\"A\" xmlUrl=\"https://a.example/2\"/>\n\
+             <outline text=\"A (2)\" xmlUrl=\"https://a.example/3\"/>\n\
+             <outline text=\"a\" xmlUrl=\"https://a.example/4\"/>\n\
+             </body></opml>",
+        )
+        .unwrap();
+        let names: Vec<&str> = imp.sources.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["A", "A (2)", "A (2) (2)", "a (3)"]);
+        assert!(
+            imp.warnings[0].starts_with("line 3: renamed duplicate name `A`"),
+            "{:?}",
+            imp.warnings
+        );
+        assert!(imp.warnings[2].starts_with("line 5:"), "{:?}", imp.warnings);
+    }
+
+    /// Issue #20: an imported name kept U+202E and other controls, and an
+    /// xmlUrl with a line break was imported and printed raw.
+    #[test]
+    fn imported_names_are_cleaned_and_control_urls_refused() {
+        let imp = import(
+            "<opml version=\"2.0\"><body>\
+             <outline text=\"evil\u{202e}txt.exe\u{1b}[31m red\" xmlUrl=\"https://a.example/f.xml\"/>\
+             <outline text=\"B\" xmlUrl=\"https://b.example/f&#10;.xml\"/>\
+             </body></opml>",
+        )
+        .unwrap();
+        assert_eq!(imp.sources.len(), 1, "{:?}", imp.sources);
+        assert_eq!(imp.sources[0].name, "eviltxt.exe red");
+        let w = imp.warnings.join("\n");
+        assert!(w.contains("U+000A"), "{w}");
+        assert!(!imp.warnings.iter().any(|w| w.contains('\n')), "{w}");
     }
 }

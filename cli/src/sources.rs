@@ -23,6 +23,7 @@ use std::collections::HashMap;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 use toml::Spanned;
+use wr_feeds::extract::{clean_message, clean_title};
 
 /// One `[[source]]` table, validated.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -224,6 +225,18 @@ pub fn check_url(raw: &str) -> Result<String, String> {
     if s.is_empty() {
         return Err("empty URL".into());
     }
+    // The URL is kept as written and shown in headings, errors and files:
+    // a line break or an escape in it (the url crate drops tabs and line
+    // breaks when parsing, so it never objected) or a bidi control would
+    // reach them raw (issue #20). Refused, the message shows it cleaned.
+    if let Some(c) = s.chars().find(|&c| c.is_control() || is_bidi_control(c)) {
+        return Err(format!(
+            "bad URL `{}`: it contains the control character U+{:04X}",
+            clean_message(s),
+            u32::from(c)
+        ));
+    }
+    // From here on the messages may quote `s`: nothing in it is a control.
     if s.len() > MAX_URL_LEN {
         let start: String = s.chars().take(60).collect();
         return Err(format!(
@@ -241,6 +254,9 @@ pub fn check_url(raw: &str) -> Result<String, String> {
     if parsed.host_str().is_none_or(str::is_empty) {
         return Err(format!("bad URL `{s}`: no host"));
     }
+    if let Some(url::Host::Domain(d)) = parsed.host() {
+        dns_lengths(d).map_err(|m| format!("bad URL `{s}`: {m}"))?;
+    }
     if !parsed.username().is_empty() || parsed.password().is_some() {
         return Err(format!(
             "bad URL `{s}`: credentials in URLs are not supported"
@@ -250,6 +266,34 @@ pub fn check_url(raw: &str) -> Result<String, String> {
     Ok(s.to_string())
 }
 
+/// RFC 1035 section 2.3.4 (and RFC 1123 2.1): a name of at most 255
+/// octets on the wire, so at most 253 written (without a final dot), each
+/// label 1 to 63 octets. A longer one can never resolve; a 310-octet host
+/// was accepted and failed on every run (issue #20). `d` is the URL's
+/// host as the url crate serialises it (IDNA applied: octets as sent).
+fn dns_lengths(d: &str) -> Result<(), String> {
+    let name = d.strip_suffix('.').unwrap_or(d);
+    if name.len() > 253 {
+        return Err(format!(
+            "the host name is {} octets long; at most 253 (RFC 1035)",
+            name.len()
+        ));
+    }
+    if let Some(l) = name.split('.').find(|l| l.is_empty() || l.len() > 63) {
+        return Err(format!(
+            "the host name has a label of {} octets; each is 1 to 63 (RFC 1035)",
+            l.len()
+        ));
+    }
+    Ok(())
+}
+
+/// The bidi embeddings, overrides, isolates and marks `clean_title`
+/// removes: invisible, and able to reorder what follows them.
+fn is_bidi_control(c: char) -> bool {
+    matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{200E}' | '\u{200F}' | '\u{061C}')
+}
+
 /// The R7 canonical key of a validated URL (duplicate detection).
 pub fn canonical(url: &str) -> String {
     wr_core::canonical::canonical_url(url).unwrap_or_else(|_| url.to_string())
@@ -257,14 +301,36 @@ pub fn canonical(url: &str) -> String {
 
 /// Reads and validates `path`.
 pub fn load(path: &Path) -> Result<SourcesFile, LoadError> {
-    let text = std::fs::read_to_string(path).map_err(|e| LoadError {
+    let bytes = std::fs::read(path).map_err(|e| LoadError {
         file: path.to_path_buf(),
         line: 1,
         column: 1,
         message: format!("cannot read: {e}"),
         snippet: None,
     })?;
+    let text = String::from_utf8(bytes).map_err(|e| not_utf8(path, &e))?;
     parse(path, &text)
+}
+
+/// A file that is not UTF-8, at the line and column of its first bad byte
+/// (a Latin-1 `é` on line 40 was reported at 1:1; issue #20).
+fn not_utf8(path: &Path, e: &std::string::FromUtf8Error) -> LoadError {
+    let bytes = e.as_bytes();
+    let at = e.utf8_error().valid_up_to();
+    // Everything before `at` is valid UTF-8.
+    let before = std::str::from_utf8(&bytes[..at]).unwrap_or_default();
+    let (line, column) = line_col(before, at);
+    LoadError {
+        file: path.to_path_buf(),
+        line,
+        column,
+        message: format!(
+            "not UTF-8: byte 0x{:02X} at offset {at} (TOML files are UTF-8; \
+             re-save it as UTF-8)",
+            bytes.get(at).copied().unwrap_or(0)
+        ),
+        snippet: None,
+    }
 }
 
 /// The key whose value holds byte `at`: the last `key =` written before
@@ -463,15 +529,21 @@ pub fn parse(path: &Path, text: &str) -> Result<SourcesFile, LoadError> {
                 }
             });
         }
-        for (field, slot) in [
-            (s.output, &mut settings.output),
-            (s.state_dir, &mut settings.state_dir),
+        for (field, slot, stream) in [
+            (s.output, &mut settings.output, true),
+            (s.state_dir, &mut settings.state_dir, false),
         ] {
             if let Some(v) = field {
                 if v.get_ref().trim().is_empty() {
                     return Err(cx.err(Some(v.span()), "empty path"));
                 }
-                *slot = Some(resolve(v.get_ref()));
+                // `output = "-"` is standard output, as `-o -`: not a file
+                // named `-` beside sources.toml (issue #20).
+                *slot = Some(if stream && v.get_ref() == "-" {
+                    PathBuf::from("-")
+                } else {
+                    resolve(v.get_ref())
+                });
             }
         }
         if let Some(b) = s.operator_base {
@@ -513,6 +585,13 @@ pub fn parse(path: &Path, text: &str) -> Result<SourcesFile, LoadError> {
                 "a source name cannot contain control characters or line breaks",
             ));
         }
+        // The cleaning network text gets (issue #20): a name is shown in
+        // headings and errors, and U+202E or another bidi control in it
+        // reordered what follows it on a terminal.
+        let name = clean_title(&name);
+        if name.is_empty() {
+            return Err(cx.err(Some(s.name.span()), "empty source name"));
+        }
         // Tables come in file order: count only the lines since the last
         // one (line_col from the start each time made a 10,000-source file
         // take 17 s to check; issue #12).
@@ -547,8 +626,9 @@ pub fn parse(path: &Path, text: &str) -> Result<SourcesFile, LoadError> {
             if v.is_empty() || v.chars().any(char::is_control) {
                 return Err(cx.err(Some(t.span()), "a tag must be non-empty and on one line"));
             }
-            if !tags.iter().any(|x: &String| x == v) {
-                tags.push(v.to_string());
+            let v = clean_title(v);
+            if !v.is_empty() && !tags.contains(&v) {
+                tags.push(v);
             }
         }
         let max_items = match &s.max_items {
@@ -636,6 +716,27 @@ mod tests {
     fn at(text: &str) -> (usize, usize, String) {
         let e = p(text).expect_err("should be refused");
         (e.line, e.column, e.message)
+    }
+
+    /// Issue #20: a name went to headings and errors with U+202E (and
+    /// other bidi controls) in it; a URL with a line break or an escape
+    /// was accepted (the url crate drops them while parsing) and kept raw.
+    #[test]
+    fn names_are_cleaned_and_urls_with_controls_refused() {
+        let f = p("[[source]]\nname = \"A\u{202e}B\u{2066}C\"\nurl = \"https://a.example/\"\ntags = [\"x\u{202e}y\"]\n").unwrap();
+        assert_eq!(f.sources[0].name, "ABC");
+        assert_eq!(f.sources[0].tags, vec!["xy".to_string()]);
+        for (url, code) in [
+            ("https://a.example/a\\nb", "U+000A"),
+            ("https://a.example/a\\tb", "U+0009"),
+            ("https://a.example/\\u001b[31m", "U+001B"),
+            ("https://a.example/\\u202e", "U+202E"),
+        ] {
+            let (l, _, m) = at(&format!("[[source]]\nname = \"A\"\nurl = \"{url}\"\n"));
+            assert_eq!(l, 3, "{url}: {m}");
+            assert!(m.contains(code), "{url}: {m}");
+            assert!(!m.contains('\u{1b}') && !m.contains('\u{202e}'), "{m}");
+        }
     }
 
     /// The message is the same whether or not the error derives it: the
@@ -919,6 +1020,45 @@ url = "http://b.example/blog"
         let text = to_toml(&sources, "header\nline two");
         let back = p(&text).unwrap();
         assert_eq!(back.sources, sources);
+    }
+
+    #[test]
+    fn a_file_that_is_not_utf8_is_named_at_its_bad_byte() {
+        let dir = std::env::temp_dir().join(format!("wr-sources-latin1-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let f = dir.join("sources.toml");
+        std::fs::write(
+            &f,
+            b"[[source]]\nname = \"Caf\xe9\"\nurl = \"https://a.example/\"\n",
+        )
+        .unwrap();
+        let e = load(&f).expect_err("Latin-1 is refused");
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!((e.line, e.column), (2, 12), "{}", e.message);
+        assert!(e.message.contains("not UTF-8: byte 0xE9"), "{}", e.message);
+    }
+
+    #[test]
+    fn host_names_keep_to_rfc_1035_lengths() {
+        let label = "a".repeat(63);
+        let ok = format!(
+            "https://{label}.{label}.{label}.{}.example/",
+            "b".repeat(53)
+        );
+        assert_eq!(ok.len() - "https://".len() - 1, 253);
+        check_url(&ok).unwrap();
+        let long = format!(
+            "https://{label}.{label}.{label}.{}.example/",
+            "b".repeat(54)
+        );
+        let m = check_url(&long).unwrap_err();
+        assert!(m.contains("254 octets"), "{m}");
+        let m = check_url(&format!("https://{}.example/", "a".repeat(64))).unwrap_err();
+        assert!(m.contains("label of 64 octets"), "{m}");
+        let m = check_url(&format!("https://{}/", "a.".repeat(155))).unwrap_err();
+        assert!(m.contains("(RFC 1035)"), "{m}");
+        check_url("https://a.example./").unwrap();
+        check_url("https://192.0.2.1/").unwrap();
     }
 
     #[test]

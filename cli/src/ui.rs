@@ -6,16 +6,22 @@ use std::io::IsTerminal;
 use std::time::Duration;
 use wr_feeds::{Event, Progress};
 
-/// Writes `text` to standard output and flushes it. `false` when standard
-/// output is gone (a closed pipe, as in `wr-feeds check ... | head -1`, or
-/// a full disk): the caller stops and exits with status 2 instead of
-/// panicking the way `println!` does.
-pub fn print_out(text: &str) -> bool {
+/// Writes `text` to standard output and flushes it. When standard output
+/// is gone (a closed pipe, as in `wr-feeds check ... | head -1`, or a full
+/// disk) the error names it, and the caller returns it: exit status 2
+/// with a message, where `println!` panics and a bare status 2 said
+/// nothing (issue #20).
+pub fn print_out(text: &str) -> Result<(), crate::CliError> {
     use std::io::Write;
     let mut so = std::io::stdout().lock();
     so.write_all(text.as_bytes())
         .and_then(|()| so.flush())
-        .is_ok()
+        .map_err(stdout_error)
+}
+
+/// The error for a failed write to standard output.
+pub fn stdout_error(e: std::io::Error) -> crate::CliError {
+    crate::CliError::msg(format!("cannot write to standard output: {e}"))
 }
 
 /// How much to say on stderr.

@@ -184,6 +184,9 @@ fn a_rerun_the_same_day_keeps_the_days_items_and_adds_the_new_ones() {
         "{second}"
     );
     assert_eq!(links(&second, "Slow"), links(&first, "Slow"), "{second}");
+    // Issue #20: the summary counts this run's new items (one), not the
+    // day's items the digest lists again.
+    assert!(stderr(&o).contains("; 1 new item;"), "{}", stderr(&o));
 
     // Within the hour, not fetched: "skipped", and the day's items all
     // the same, each once.
@@ -196,6 +199,7 @@ fn a_rerun_the_same_day_keeps_the_days_items_and_adds_the_new_ones() {
     );
     assert_eq!(links(&third, "Blog"), links(&second, "Blog"), "{third}");
     assert_eq!(links(&third, "Slow"), links(&first, "Slow"), "{third}");
+    assert!(stderr(&o).contains("; 0 new items;"), "{}", stderr(&o));
     assert_eq!(s.blog.requests_to("/rss.xml").len(), 2);
 }
 
@@ -383,10 +387,26 @@ fn since_gathers_the_days_and_bad_dates_are_refused() {
     assert!(since.starts_with("# Digest since 2000-01-01\n"), "{since}");
     assert_eq!(links(&since, "Blog"), links(&md, "Blog"));
     assert_eq!(links(&since, "Slow"), links(&md, "Slow"));
+    // Issue #20: a day with no digest is said (exit 1), not written as an
+    // empty digest with exit 0.
     let o = wr(&state, &s.hosts(), &["show", "2000-01-01"]);
-    ok(&o);
-    assert_eq!(stdout(&o), "# Digest 2000-01-01\n", "no section that day");
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert_eq!(stdout(&o), "", "no digest is written");
+    assert!(
+        stderr(&o).contains("no digest for 2000-01-01"),
+        "{}",
+        stderr(&o)
+    );
     for (args, says) in [
+        // Issue #20: a lone DATE with --since was silently ignored.
+        (
+            vec!["show", "2000-01-01", "--since", "2000-01-01"],
+            "cannot be used together",
+        ),
+        (
+            vec!["show", src, "2000-01-01", "--since", "2000-01-01"],
+            "cannot be used with",
+        ),
         (
             vec!["show", src, "2026-02-30"],
             "not a date (expected YYYY-MM-DD)",

@@ -471,19 +471,31 @@ fn an_unwritable_stdout_exits_2_without_a_panic() {
         r#"<opml version="2.0"><body><outline text="B" xmlUrl="http://blog.test/rss.xml"/></body></opml>"#,
     );
     let src = tmp.write("sources.toml", SOURCES);
-    let runs: [&[&str]; 6] = [
+    // A digest delivered, so that `show` and `status` have a day to write.
+    let o = wr(&state, &s.hosts(), &[src.to_str().unwrap()]);
+    assert_ne!(o.status.code(), Some(2), "{}", stderr(&o));
+    let runs: [&[&str]; 10] = [
         &["import", opml.to_str().unwrap()],
+        &["export", src.to_str().unwrap()],
         &["check", "http://blog.test/rss.xml"],
+        &["show"],
+        &["status"],
         &["selftest"],
         &["selftest", "--json"],
         &["attest", "--offline-only"],
-        &[src.to_str().unwrap()],
+        &["robots", "/dev/null", "http://blog.test/"],
+        &[src.to_str().unwrap(), "--force"],
     ];
     for args in runs {
         let o = wr_to_full(&state, &s.hosts(), args);
         let err = stderr(&o);
         assert!(!err.contains("panicked"), "{args:?}: {err}");
         assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        // Issue #20: said in words, not a bare status 2.
+        assert!(
+            err.contains("cannot write") && err.contains("standard output"),
+            "{args:?}: {err}"
+        );
     }
 }
 
@@ -736,6 +748,42 @@ fn outputs_go_where_they_are_named() {
     );
 }
 
+/// Issue #20: the digest's `-o` keeps a 0600 file 0600 (it became 0644),
+/// and `output = "-"` in `[settings]` is standard output, as `-o -` (it
+/// wrote a file named `-` beside sources.toml).
+#[cfg(unix)]
+#[test]
+fn a_private_digest_stays_private_and_settings_dash_is_stdout() {
+    use std::os::unix::fs::PermissionsExt;
+    let s = Sites::start();
+    let tmp = TempDir::new("digest-mode");
+    let state = tmp.path().join("state");
+    let src = tmp.write("sources.toml", SOURCES);
+    let out = tmp.write("digest.md", "old\n");
+    std::fs::set_permissions(&out, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let o = wr(
+        &state,
+        &s.hosts(),
+        &[src.to_str().unwrap(), "-o", out.to_str().unwrap()],
+    );
+    assert_ne!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(std::fs::read_to_string(&out).unwrap().contains("## Blog"));
+    let mode = std::fs::metadata(&out).unwrap().permissions().mode() & 0o7777;
+    assert_eq!(mode, 0o600);
+
+    let src = tmp.write(
+        "dash.toml",
+        &format!("[settings]\noutput = \"-\"\n{SOURCES}"),
+    );
+    let o = wr(&state, &s.hosts(), &[src.to_str().unwrap(), "--force"]);
+    assert_ne!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stdout(&o).contains("## Blog"), "{}", stderr(&o));
+    assert!(
+        !tmp.path().join("-").exists(),
+        "a file named `-` was written"
+    );
+}
+
 /// Issue #12: `-q` (the cron line) hid failed and deferred sources, so
 /// cron never mailed. They are errors, shown under `-q`.
 #[test]
@@ -960,8 +1008,8 @@ fn a_failed_write_then_a_rerun_within_the_hour_lists_every_item_in_the_days_file
 }
 
 /// `show` writes a day's digest again from the store, without a request:
-/// the same items as the digest of that day; another day has none; a date
-/// that is not one is refused.
+/// the same items as the digest of that day; another day has no digest
+/// (exit 1, said); a date that is not one is refused.
 #[test]
 fn show_writes_a_past_digest_again_without_a_request() {
     let s = Sites::start();
@@ -991,9 +1039,15 @@ fn show_writes_a_past_digest_again_without_a_request() {
     assert_eq!(v["day"], day.as_str());
     assert_eq!(v["sources"][0]["items"].as_array().unwrap().len(), 2);
 
+    // Issue #20: a day with no digest is said, exit 1, nothing written.
     let o = wr(&state, &s.hosts(), &["show", src, "2000-01-01"]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    assert!(link_lines(&stdout(&o), "Blog").is_empty());
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("no digest for 2000-01-01"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(stdout(&o), "");
     let o = wr(&state, &s.hosts(), &["show", src, "--since", "2000-01-01"]);
     let since = stdout(&o);
     assert!(since.starts_with("# Digest since 2000-01-01\n"), "{since}");

@@ -30,8 +30,17 @@ fn status_shows_streaks_and_holds_and_reset_lifts_them() {
         assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     }
     // A hold of our own (the cool-down after retries ran out), written as
-    // a run would; a server's Retry-After is kept (see below).
-    let far = Timestamp(4_102_444_800_000); // 2100-01-01
+    // a run would; a server's Retry-After is kept (see below). Half an
+    // hour: a hold of ours beyond the cool-down is clamped (issue #20).
+    let now_s = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    let far = Timestamp::from_secs(now_s + 1800);
+    let far_text = chrono::DateTime::from_timestamp((now_s + 1800) as i64, 0)
+        .unwrap()
+        .format("%Y-%m-%dT%H:%M:%SZ")
+        .to_string();
     wr_feeds::store::Store::open(&state)
         .unwrap()
         .hold("held.test", far, HoldCause::Cooldown)
@@ -45,7 +54,7 @@ fn status_shows_streaks_and_holds_and_reset_lifts_them() {
     assert_eq!(v["sources"][0]["outcome"], "failed");
     assert_eq!(v["sources"][0]["error_streak"], 2);
     assert_eq!(v["held_hosts"][0]["host"], "held.test");
-    assert_eq!(v["held_hosts"][0]["held_until"], "2100-01-01T00:00:00Z");
+    assert_eq!(v["held_hosts"][0]["held_until"], far_text.as_str());
     assert!(v["blocklist"]["entries"].as_u64().is_some(), "{v}");
     let table = stdout(&wr(&state, &hosts, &["status", src]));
     assert!(table.contains("2 failed in a row"), "{table}");
@@ -62,7 +71,9 @@ fn status_shows_streaks_and_holds_and_reset_lifts_them() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let said = stdout(&o);
     assert!(
-        said.contains("lifted the hold on host held.test (it was held until 2100-01-01T00:00:00Z)"),
+        said.contains(&format!(
+            "lifted the hold on host held.test (it was held until {far_text})"
+        )),
         "{said}"
     );
     assert!(said.contains("source `Broken`"), "{said}");
@@ -90,7 +101,8 @@ fn export_and_import_round_trip_through_the_binary() {
     let state = tmp.path().join("state");
     let src = tmp.write(
         "sources.toml",
-        "[[source]]\nname = \"Café & co\"\nurl = \"https://a.test/\"\nfeed = \"https://a.test/feed.xml\"\ntags = [\"food\"]\n",
+        "[[source]]\nname = \"Café & co\"\nurl = \"https://a.test/\"\nfeed = \"https://a.test/feed.xml\"\ntags = [\"food\"]\n\
+         [[source]]\nname = \"Docs\"\nurl = \"https://docs.test/\"\n",
     );
     let opml = tmp.path().join("subs.opml");
     let o = wr(
@@ -113,6 +125,18 @@ fn export_and_import_round_trip_through_the_binary() {
     assert!(
         toml.contains("feed = \"https://a.test/feed.xml\""),
         "{toml}"
+    );
+    // Issue #20: a source without a feed survives the round trip (it was
+    // dropped without a word), and export says feed readers skip it.
+    assert!(
+        toml.contains("name = \"Docs\"\nurl = \"https://docs.test/\"\n"),
+        "{toml}"
+    );
+    let o = wr(&state, &[], &["export", src.to_str().unwrap()]);
+    assert!(
+        stderr(&o).contains("1 source without a feed written as `link` outline"),
+        "{}",
+        stderr(&o)
     );
 
     // The same list saved by an old reader in windows-1252.
@@ -486,4 +510,43 @@ feed = "http://limited.test/feed.xml"
     let o = wr(&state, &hosts, &["--force", "-q", src]);
     assert_ne!(o.status.code(), Some(2), "{}", stderr(&o));
     assert_eq!(feed_requests(), 2);
+}
+
+/// Issue #20: a hold of ours stored beyond any hold we set (a clock that
+/// was ahead) is shown as the next run will treat it, clamped, with the
+/// stored instant beside it.
+#[test]
+fn status_shows_a_clamped_hold_and_what_was_stored() {
+    let tmp = TempDir::new("status-clamp");
+    let state = tmp.path().join("state");
+    let now_s = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    let stored = now_s + 30 * 86_400;
+    wr_feeds::store::Store::open(&state)
+        .unwrap()
+        .hold(
+            "skewed.test",
+            Timestamp::from_secs(stored),
+            HoldCause::Cooldown,
+        )
+        .unwrap();
+    let o = wr(&state, &[], &["status", "--json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+    let h = &v["held_hosts"][0];
+    assert_eq!(h["host"], "skewed.test", "{v}");
+    let longest = wr_feeds::store::HostRow::LONGEST_OWN_HOLD.as_secs();
+    assert!(h["held_for_s"].as_u64().unwrap() <= longest + 1, "{v}");
+    let stored_text = chrono::DateTime::from_timestamp(stored as i64, 0)
+        .unwrap()
+        .format("%Y-%m-%dT%H:%M:%SZ")
+        .to_string();
+    assert_eq!(h["clamped_from"], stored_text.as_str(), "{v}");
+    let table = stdout(&wr(&state, &[], &["status"]));
+    assert!(
+        table.contains(&format!("stored as until {stored_text}")),
+        "{table}"
+    );
 }

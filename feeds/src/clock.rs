@@ -7,7 +7,8 @@
 //! laptop waking, an operator) must not shorten R4 spacing or an R5 hold,
 //! and one stepped back must not stretch them. Instants stored by an
 //! earlier run that lie in the future are clamped to now when the store
-//! is opened (`pipeline::restore`). [`ManualClock`] is a virtual clock for tests and
+//! is read ([`clamp_stored`], the one function every reader of a stored
+//! instant uses). [`ManualClock`] is a virtual clock for tests and
 //! benches: `sleep` advances it instantly.
 
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -21,6 +22,23 @@ pub trait Clock: Send + Sync + std::fmt::Debug {
     fn now(&self) -> Timestamp;
     /// Blocks the caller for `d` (a virtual clock just advances).
     fn sleep(&self, d: Duration);
+}
+
+/// A stored instant as this process may believe it: never later than
+/// `now + ahead`, where `ahead` is the furthest into the future the value
+/// could honestly lie when written by a clock that was right (zero for an
+/// instant that happened: a fetch, a host's last request, R8's last run;
+/// the longest hold of ours for a hold we set).
+///
+/// A value beyond that was written by a clock that was ahead (or has been
+/// set back since). Believed, a host's last request 3 days ahead deferred
+/// every source of the host as "Crawl-delay spacing" for 3 days, the
+/// operator's included (issue #20); a robots.txt stayed "fresh" for its
+/// TTL plus the skew (issue #11). Clamped, the instant counts as now: the
+/// host waits one Crawl-delay, the robots.txt its TTL from now, never
+/// less than a clock that was right would have made them wait.
+pub fn clamp_stored(at: Timestamp, now: Timestamp, ahead: Duration) -> Timestamp {
+    at.min(now.saturating_add(ahead))
 }
 
 /// Wall-clock time read once, then advanced monotonically; real sleeps.

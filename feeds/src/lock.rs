@@ -22,6 +22,15 @@
 //! Windows, through `std::fs::File::try_lock`): it is released when the
 //! process ends, however it ends, so a killed run never leaves a stale
 //! lock behind.
+//!
+//! On Unix the state directory itself is locked too (a directory opened
+//! read-only takes `flock` like a file). A lock on `lock` alone was lost
+//! when the file was deleted during a run: the next run created a new
+//! `lock`, locked it at once, and two runs had requests in flight to one
+//! host (issue #20). The directory cannot be replaced under a run without
+//! taking the store with it. The `lock` file is still locked, second, so
+//! that a run of an older wr-feeds, which knows only the file, is kept
+//! out as before.
 
 use std::fs::{File, OpenOptions, TryLockError};
 use std::path::{Path, PathBuf};
@@ -31,6 +40,8 @@ use std::time::{Duration, Instant};
 #[derive(Debug)]
 pub struct RunLock {
     _file: File,
+    /// The state directory, locked (Unix).
+    _dir: Option<File>,
     path: PathBuf,
 }
 
@@ -80,15 +91,36 @@ impl RunLock {
             .write(true)
             .open(&path)
             .map_err(io)?;
+        // The directory first, then the file, always in that order.
+        #[cfg(unix)]
+        let dir_handle = Some(File::open(dir).map_err(io)?);
+        #[cfg(not(unix))]
+        let dir_handle: Option<File> = None;
+        let mut dir_locked = dir_handle.is_none();
         // Wall time, not the pipeline's clock: this waits for another
         // process, which a virtual clock knows nothing of.
         let started = Instant::now();
         let mut told = false;
         loop {
-            match file.try_lock() {
-                Ok(()) => return Ok(RunLock { _file: file, path }),
-                Err(TryLockError::WouldBlock) => {}
-                Err(TryLockError::Error(e)) => return Err(io(e)),
+            if !dir_locked {
+                match dir_handle.as_ref().map(File::try_lock) {
+                    Some(Ok(())) | None => dir_locked = true,
+                    Some(Err(TryLockError::WouldBlock)) => {}
+                    Some(Err(TryLockError::Error(e))) => return Err(io(e)),
+                }
+            }
+            if dir_locked {
+                match file.try_lock() {
+                    Ok(()) => {
+                        return Ok(RunLock {
+                            _file: file,
+                            _dir: dir_handle,
+                            path,
+                        })
+                    }
+                    Err(TryLockError::WouldBlock) => {}
+                    Err(TryLockError::Error(e)) => return Err(io(e)),
+                }
             }
             let waited = started.elapsed();
             if waited >= wait {
@@ -125,6 +157,22 @@ mod tests {
         drop(first);
         let again = RunLock::acquire(&dir, Duration::ZERO, &mut |_| {}).unwrap();
         assert_eq!(again.path(), dir.join("lock"));
+        drop(again);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// Issue #20: deleting `lock` during a run let a second run in at once.
+    #[cfg(unix)]
+    #[test]
+    fn a_deleted_lock_file_does_not_let_a_second_run_in() {
+        let dir = std::env::temp_dir().join(format!("wr-lock-deleted-{}", std::process::id()));
+        let first = RunLock::acquire(&dir, Duration::ZERO, &mut |_| {}).unwrap();
+        std::fs::remove_file(dir.join("lock")).unwrap();
+        let e = RunLock::acquire(&dir, Duration::from_millis(150), &mut |_| {})
+            .expect_err("the first run still holds the state directory");
+        assert!(matches!(e, LockError::Busy { .. }), "{e}");
+        drop(first);
+        let again = RunLock::acquire(&dir, Duration::ZERO, &mut |_| {}).unwrap();
         drop(again);
         let _ = std::fs::remove_dir_all(&dir);
     }

@@ -33,7 +33,7 @@
 //!   deferred ones (so a deferred source is tried again next run).
 
 use crate::blocklist_doc;
-use crate::clock::{Clock, Jitter};
+use crate::clock::{clamp_stored, Clock, Jitter};
 use crate::config::Config;
 use crate::extract::{self, Item};
 use crate::http::{BodyLimit, Http, Request as HttpRequest, ROBOTS_BODY_LIMIT};
@@ -990,7 +990,11 @@ impl Pipeline {
         let key = s.key();
         // A store from before sources were keyed by URL knows it by name.
         self.store.adopt_name(&s.name, &key)?;
-        let last = self.store.source(&key)?.last_run.map(|t| t.min(started));
+        let last = self
+            .store
+            .source(&key)?
+            .last_run
+            .map(|t| clamp_stored(t, started, Duration::ZERO));
         let Some(last) = last
             .filter(|&last| !options.force && last.saturating_add(MIN_SOURCE_INTERVAL) > started)
         else {
@@ -1253,8 +1257,9 @@ impl From<SourceOutcome> for SourceStatus {
 fn restore(store: &Store, gate: &mut Gate, now: Timestamp) -> Result<BlocklistState, StoreError> {
     let mut blocklist_state = BlocklistState::Unknown;
     if let Some(mut row) = store.blocklist()? {
-        if row.fetched_at > now {
-            row.fetched_at = now;
+        let at = clamp_stored(row.fetched_at, now, Duration::ZERO);
+        if at != row.fetched_at {
+            row.fetched_at = at;
             store.put_blocklist(&row)?;
         }
         if let Some(list) = blocklist_from_row(&row) {
@@ -1265,8 +1270,9 @@ fn restore(store: &Store, gate: &mut Gate, now: Timestamp) -> Result<BlocklistSt
         }
     }
     for mut row in store.robots_all()? {
-        if row.fetched_at > now {
-            row.fetched_at = now;
+        let at = clamp_stored(row.fetched_at, now, Duration::ZERO);
+        if at != row.fetched_at {
+            row.fetched_at = at;
             store.put_robots(&row)?;
         }
         let base = format!("{}/", row.origin);
@@ -1279,13 +1285,20 @@ fn restore(store: &Store, gate: &mut Gate, now: Timestamp) -> Result<BlocklistSt
             gate.set_robots(&u, Policy::allow_all(), row.fetched_at);
         }
     }
+    // Written back, so that each later read does not clamp anew to its
+    // own now (a hold ending an hour after every start).
+    store.clamp_instants(now)?;
     for (host, row) in store.hosts()? {
         apply_host_row(gate, &host, row, now);
     }
     Ok(blocklist_state)
 }
 
+/// Gives the gate what the store knows of `host`, every instant clamped
+/// to `now` ([`HostRow::clamped`]): a last request or a hold written by a
+/// clock that was ahead must not defer the host for the skew.
 fn apply_host_row(gate: &mut Gate, host: &str, row: HostRow, now: Timestamp) {
+    let row = row.clamped(now);
     if let Some(t) = row.last_request {
         gate.observe_request(host, t);
     }

@@ -141,6 +141,37 @@ pub struct HostRow {
     pub retry_after_until: Option<Timestamp>,
 }
 
+impl HostRow {
+    /// The longest hold of our own (the cool-down after retries run out;
+    /// a backoff step is shorter), with a second's slack for the
+    /// millisecond the holds round up by.
+    pub const LONGEST_OWN_HOLD: Duration = wr_core::constants::FAILURE_COOLDOWN
+        .saturating_add(wr_core::constants::BACKOFF_CAP)
+        .saturating_add(Duration::from_secs(1));
+
+    /// The row as of `now`, every instant through
+    /// [`crate::clock::clamp_stored`]: the last request no later than
+    /// now; a hold of ours no later than now plus
+    /// [`HostRow::LONGEST_OWN_HOLD`] (a longer one was written by a clock
+    /// that was ahead). A server's `Retry-After` is kept whole: R5 says
+    /// wait at least that long, it has no upper bound, and shortening it
+    /// is the one clamp that could under-wait; the hold is never before it.
+    pub fn clamped(self, now: Timestamp) -> HostRow {
+        use crate::clock::clamp_stored;
+        HostRow {
+            last_request: self
+                .last_request
+                .map(|t| clamp_stored(t, now, Duration::ZERO)),
+            hold_until: self.hold_until.map(|t| {
+                clamp_stored(t, now, HostRow::LONGEST_OWN_HOLD)
+                    .max(self.retry_after_until.unwrap_or_default().min(t))
+            }),
+            cooldown: self.cooldown,
+            retry_after_until: self.retry_after_until,
+        }
+    }
+}
+
 /// Why a host is held (R5), as [`Store::hold`] records it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum HoldCause {
@@ -474,6 +505,48 @@ impl Store {
                 .prepare(&format!("SELECT host, {HOST_COLUMNS} FROM hosts"))?;
             let rows = st.query_map([], |r| Ok((r.get::<_, String>(0)?, host_row(r, 1)?)))?;
             rows.collect()
+        };
+        run().map_err(|e| self.err(e))
+    }
+
+    /// Clamps every stored instant of the schedule that lies beyond what
+    /// a clock that was right could have written ([`HostRow::clamped`],
+    /// and R8's `sources.last_run` to now) and writes the clamped values
+    /// back; returns how many rows changed. Clamping only on read was not
+    /// enough: each read clamped to its own "now", so a last run 3 days
+    /// ahead was always "just now" and R8 skipped the source for the whole
+    /// skew, a hold always ended an hour later (issue #20).
+    pub fn clamp_instants(&self, now: Timestamp) -> Result<usize> {
+        let hosts = self.hosts()?;
+        let run = || -> rusqlite::Result<usize> {
+            let mut changed = 0;
+            for (host, row) in hosts {
+                let c = row.clamped(now);
+                if c != row {
+                    changed += self.conn.execute(
+                        "UPDATE hosts SET last_request = ?2, hold_until = ?3 WHERE host = ?1",
+                        params![host, c.last_request.map(sql_ts), c.hold_until.map(sql_ts)],
+                    )?;
+                }
+            }
+            let runs: Vec<(String, Timestamp)> = {
+                let mut st = self
+                    .conn
+                    .prepare("SELECT name, last_run FROM sources WHERE last_run IS NOT NULL")?;
+                let rows = st.query_map([], |r| Ok((r.get::<_, String>(0)?, ts(r.get(1)?))))?;
+                rows.filter_map(|r| r.map(|(n, t)| t.map(|t| (n, t))).transpose())
+                    .collect::<rusqlite::Result<_>>()?
+            };
+            for (name, at) in runs {
+                let c = crate::clock::clamp_stored(at, now, Duration::ZERO);
+                if c != at {
+                    changed += self.conn.execute(
+                        "UPDATE sources SET last_run = ?2 WHERE name = ?1",
+                        params![name, sql_ts(c)],
+                    )?;
+                }
+            }
+            Ok(changed)
         };
         run().map_err(|e| self.err(e))
     }

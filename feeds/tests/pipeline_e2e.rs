@@ -1711,7 +1711,9 @@ fn check_reports_a_held_host_as_deferred_with_the_instant() {
         .hold(
             "far.test",
             Timestamp(u64::MAX),
-            wr_feeds::store::HoldCause::Cooldown,
+            // A hold of ours that long is clamped (issue #20); a server's
+            // Retry-After is kept whole.
+            wr_feeds::store::HoldCause::RetryAfter,
         )
         .unwrap();
     drop(p);
@@ -1729,7 +1731,7 @@ fn check_reports_a_held_host_as_deferred_with_the_instant() {
     match p.check("http://far.test/feed", &mut NoProgress).unwrap() {
         CheckReport::Deferred { reason, .. } => {
             assert!(reason.contains("years"), "{reason}");
-            assert!(reason.contains("cool-down"), "{reason}");
+            assert!(reason.contains("Retry-After"), "{reason}");
         }
         other => panic!("{other:?}"),
     }
@@ -2309,4 +2311,132 @@ fn a_zero_refresh_blocklist_is_asked_once_and_the_targets_go() {
         rep.blocklist
     );
     assert_ua(&server.requests());
+}
+
+/// Issue #20, the clock that was ahead, one test per stored instant the
+/// gate reads. Each host row is written as a run on a clock `skew` ahead
+/// would have written it; the run at the true `now` must not be deferred
+/// for the skew.
+fn skewed_pipeline(name: &str, hosts: &[&str]) -> (TestServer, Arc<ManualClock>, wr_feeds::Config) {
+    let server = open_site();
+    let clock = Arc::new(ManualClock::new(Timestamp::from_secs(1_780_000_000)));
+    let dir = state_dir(name);
+    let mut cfg = config(&dir, &server, hosts);
+    cfg.clock = clock.clone();
+    // Longer than any honest wait here: a longer one defers the source.
+    cfg.max_wait = Duration::from_secs(60);
+    (server, clock, cfg)
+}
+
+const SKEW: Duration = Duration::from_secs(3 * 86_400);
+
+/// `hosts.last_request` 3 days ahead: every source of the host was
+/// deferred as "Crawl-delay spacing" for 3 days, and `check` said
+/// allowed. Clamped to now, the host waits one interval.
+#[test]
+fn a_last_request_stored_ahead_does_not_defer_its_host() {
+    let (server, clock, cfg) = skewed_pipeline("skew-last-request", &["skew.test"]);
+    let now = wr_feeds::Clock::now(&*clock);
+    drop(Pipeline::open(cfg.clone()).unwrap());
+    let mut store = wr_feeds::store::Store::open(&cfg.state_dir).unwrap();
+    store
+        .reserve_slot("skew.test", |_| {
+            (
+                (),
+                Some(("skew.test".to_string(), now.saturating_add(SKEW))),
+            )
+        })
+        .unwrap();
+    drop(store);
+    let mut p = Pipeline::open(cfg).unwrap();
+    let rep = p
+        .run(
+            &[src("skewed", "http://skew.test/page", None)],
+            FORCE,
+            &mut NoProgress,
+        )
+        .unwrap();
+    assert!(
+        matches!(rep.sources[0].status, SourceStatus::Ok { .. }),
+        "{:?}",
+        rep.sources[0].status
+    );
+    assert!(rep.finished_at - rep.started_at < 60_000);
+    assert!(server
+        .requests_to("skew.test")
+        .iter()
+        .any(|r| r.path() == "/page"));
+}
+
+/// `hosts.hold_until` of our own (a cool-down) 30 days ahead: no hold of
+/// ours lasts beyond the cool-down, so it ends within that from now. A
+/// server's Retry-After as long is kept whole (R5: at least that long).
+#[test]
+fn a_hold_of_ours_stored_ahead_ends_within_the_cool_down() {
+    let (server, clock, cfg) = skewed_pipeline("skew-hold", &["ours.test", "theirs.test"]);
+    let now = wr_feeds::Clock::now(&*clock);
+    let far = now.saturating_add(Duration::from_secs(30 * 86_400));
+    let p = Pipeline::open(cfg.clone()).unwrap();
+    p.store()
+        .hold("ours.test", far, wr_feeds::store::HoldCause::Cooldown)
+        .unwrap();
+    p.store()
+        .hold("theirs.test", far, wr_feeds::store::HoldCause::RetryAfter)
+        .unwrap();
+    drop(p);
+    // The next start (at `now`) finds them ahead and clamps them.
+    drop(Pipeline::open(cfg.clone()).unwrap());
+    clock.advance(wr_feeds::store::HostRow::LONGEST_OWN_HOLD + Duration::from_secs(1));
+    let mut p = Pipeline::open(cfg).unwrap();
+    let rep = p
+        .run(
+            &[
+                src("ours", "http://ours.test/page", None),
+                src("theirs", "http://theirs.test/page", None),
+            ],
+            FORCE,
+            &mut NoProgress,
+        )
+        .unwrap();
+    assert!(
+        matches!(rep.sources[0].status, SourceStatus::Ok { .. }),
+        "{:?}",
+        rep.sources[0].status
+    );
+    assert!(
+        matches!(&rep.sources[1].status, SourceStatus::Deferred { reason, .. } if reason.contains("Retry-After")),
+        "{:?}",
+        rep.sources[1].status
+    );
+    assert!(server.requests_to("theirs.test").is_empty());
+}
+
+/// `sources.last_run` 3 days ahead: R8 skipped the source for 3 days and
+/// an hour. Clamped, it is due an hour after now.
+#[test]
+fn an_r8_last_run_stored_ahead_skips_for_an_hour_only() {
+    let (_server, clock, cfg) = skewed_pipeline("skew-last-run", &["r8.test"]);
+    let now = wr_feeds::Clock::now(&*clock);
+    let s = src("r8", "http://r8.test/page", None);
+    let p = Pipeline::open(cfg.clone()).unwrap();
+    p.store()
+        .record_run(&s.key(), now.saturating_add(SKEW), "ok")
+        .unwrap();
+    drop(p);
+    // The next start (at `now`) finds them ahead and clamps them.
+    drop(Pipeline::open(cfg.clone()).unwrap());
+    clock.advance(Duration::from_secs(3601));
+    let mut p = Pipeline::open(cfg).unwrap();
+    let due = RunOptions {
+        force: false,
+        all: false,
+    };
+    let rep = p
+        .run(std::slice::from_ref(&s), due, &mut NoProgress)
+        .unwrap();
+    assert!(
+        matches!(rep.sources[0].status, SourceStatus::Ok { .. }),
+        "{:?}",
+        rep.sources[0].status
+    );
 }

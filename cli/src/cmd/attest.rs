@@ -331,9 +331,7 @@ pub fn run(args: &Args, common: &Common) -> CmdResult {
     }
     let doc = attestation(&cfg.state_dir, setup::now_secs(), &wire);
     let text = serde_json::to_string_pretty(&doc).unwrap_or_default();
-    if !crate::ui::print_out(&format!("{text}\n")) {
-        return Err(CliError::Printed);
-    }
+    crate::ui::print_out(&format!("{text}\n"))?;
     Ok(ExitCode::SUCCESS)
 }
 

@@ -73,9 +73,7 @@ pub fn run(args: &Args, common: &Common) -> CmdResult {
                 1
             });
         }
-        if !crate::ui::print_out(&format!("{line}\n")) {
-            return Err(CliError::Printed);
-        }
+        crate::ui::print_out(&format!("{line}\n"))?;
     }
     Ok(ExitCode::from(code))
 }

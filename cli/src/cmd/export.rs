@@ -1,10 +1,10 @@
 //! `wr-feeds export SOURCES`: the sources as an OPML 2.0 subscription list.
 
-use crate::digest;
 use crate::opml;
+use crate::output::Output;
 use crate::sources;
-use crate::ui;
-use crate::{CliError, CmdResult};
+use crate::ui::Ui;
+use crate::{CliError, CmdResult, Common};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -22,7 +22,22 @@ pub(crate) struct Args {
     pub(crate) force: bool,
 }
 
-pub fn run(args: &Args) -> CmdResult {
+pub fn run(args: &Args, common: &Common) -> CmdResult {
+    // Checked before any work: a device or a FIFO is refused, `--force`
+    // or not.
+    let output = match Output::check(args.output.as_deref()) {
+        Ok(o) => o,
+        Err(e) => {
+            let o = args.output.clone().unwrap_or_default();
+            return Err(CliError::msg(format!("cannot write {}: {e}", o.display())));
+        }
+    };
+    if output.exists() && !args.force {
+        return Err(CliError::msg(format!(
+            "{} exists; pass --force to replace it",
+            output.display()
+        )));
+    }
     let file = match sources::load(&args.sources) {
         Ok(f) => f,
         Err(e) => {
@@ -31,28 +46,22 @@ pub fn run(args: &Args) -> CmdResult {
     };
     let title = format!("wr-feeds sources ({})", args.sources.display());
     let xml = opml::export(&file.sources, &title);
-    // `-o -` is standard output, as for the digest.
-    match args.output.as_ref().filter(|o| o.as_os_str() != "-") {
-        None => {
-            if ui::print_out(&xml) {
-                Ok(ExitCode::SUCCESS)
-            } else {
-                Err(CliError::Printed)
-            }
-        }
-        Some(path) if path.exists() && !args.force => {
-            eprintln!(
-                "wr-feeds: {} exists; pass --force to replace it",
-                path.display()
-            );
-            Err(CliError::Printed)
-        }
-        Some(path) => match digest::write_atomic(path, xml.as_bytes()) {
-            Ok(()) => Ok(ExitCode::SUCCESS),
-            Err(e) => {
-                eprintln!("wr-feeds: cannot write {}: {e}", path.display());
-                Err(CliError::Printed)
-            }
-        },
+    // Issue #20: they are kept (`import` reads them back), but a feed
+    // reader passes over a `link` outline: said, not lost without a word.
+    let pages = file.sources.iter().filter(|s| s.feed.is_none()).count();
+    if pages > 0 {
+        Ui::new(common.quiet, common.verbose).warn(&format!(
+            "{pages} source{} without a feed written as `link` outline{}: feed readers \
+             pass over them; `wr-feeds import` reads them back",
+            if pages == 1 { "" } else { "s" },
+            if pages == 1 { "" } else { "s" },
+        ));
+    }
+    match output.write(xml.as_bytes()) {
+        Ok(()) => Ok(ExitCode::SUCCESS),
+        Err(e) => Err(CliError::msg(format!(
+            "cannot write {}: {e}",
+            output.display()
+        ))),
     }
 }

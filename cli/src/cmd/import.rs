@@ -1,9 +1,8 @@
 //! `wr-feeds import FILE.opml`: an OPML subscription list as sources.toml.
 
-use crate::digest;
 use crate::opml;
+use crate::output::Output;
 use crate::sources;
-use crate::ui;
 use crate::{CliError, CmdResult, Common};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -23,6 +22,21 @@ pub(crate) struct Args {
 }
 
 pub fn run(args: &Args, common: &Common) -> CmdResult {
+    // Checked before any work: a device or a FIFO is refused, `--force`
+    // or not.
+    let output = match Output::check(args.output.as_deref()) {
+        Ok(o) => o,
+        Err(e) => {
+            let o = args.output.clone().unwrap_or_default();
+            return Err(CliError::msg(format!("cannot write {}: {e}", o.display())));
+        }
+    };
+    if output.exists() && !args.force {
+        return Err(CliError::msg(format!(
+            "{} exists; pass --force to replace it",
+            output.display()
+        )));
+    }
     let bytes = if args.file.as_os_str() == "-" {
         let mut b = Vec::new();
         std::io::Read::read_to_end(&mut std::io::stdin(), &mut b).map(|_| b)
@@ -68,33 +82,18 @@ pub fn run(args: &Args, common: &Common) -> CmdResult {
         imp.sources.len()
     );
     let toml = sources::to_toml(&imp.sources, &header);
-    match args.output.as_ref().filter(|o| o.as_os_str() != "-") {
-        None => {
-            if !ui::print_out(&toml) {
-                return Err(CliError::Printed);
-            }
-        }
-        Some(path) => {
-            if path.exists() && !args.force {
-                return Err(CliError::msg(format!(
-                    "{} exists; pass --force to replace it",
-                    path.display()
-                )));
-            }
-            if let Err(e) = digest::write_atomic(path, toml.as_bytes()) {
-                return Err(CliError::msg(format!(
-                    "cannot write {}: {e}",
-                    path.display()
-                )));
-            }
-            if !common.quiet {
-                eprintln!(
-                    "wr-feeds: wrote {} sources to {}",
-                    imp.sources.len(),
-                    path.display()
-                );
-            }
-        }
+    if let Err(e) = output.write(toml.as_bytes()) {
+        return Err(CliError::msg(format!(
+            "cannot write {}: {e}",
+            output.display()
+        )));
+    }
+    if !common.quiet && output != Output::Stdout {
+        eprintln!(
+            "wr-feeds: wrote {} sources to {}",
+            imp.sources.len(),
+            output.display()
+        );
     }
     Ok(ExitCode::SUCCESS)
 }

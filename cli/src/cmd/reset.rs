@@ -15,7 +15,7 @@
 
 use super::status::{ms_to_rfc3339, now, open_existing, settings_of, store_err, Named};
 use crate::ui::Ui;
-use crate::{CliError, CmdResult, Common};
+use crate::{CmdResult, Common};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -196,9 +196,7 @@ pub fn run(args: &Args, common: &Common) -> CmdResult {
     }
     drop(lock);
     for s in said {
-        if !crate::ui::print_out(&format!("{s}\n")) {
-            return Err(CliError::Printed);
-        }
+        crate::ui::print_out(&format!("{s}\n"))?;
     }
     if all_found {
         Ok(ExitCode::SUCCESS)

@@ -156,9 +156,7 @@ pub fn run(args: &Args) -> CmdResult {
                 None => format!("{verdict} {url}  (no rule matched)"),
             }
         };
-        if writeln!(out, "{line}").is_err() {
-            return Err(CliError::Printed);
-        }
+        writeln!(out, "{line}").map_err(crate::ui::stdout_error)?;
     }
     Ok(ExitCode::from(u8::from(any_denied)))
 }

@@ -2,6 +2,7 @@
 
 use crate::cmd::setup::{config, now_secs, open};
 use crate::digest::{self, Digest, DigestItem, SourceReport, Status};
+use crate::output::Output;
 use crate::sources::{self, Format};
 use crate::ui::Ui;
 use crate::{CliError, CmdResult, Common};
@@ -144,37 +145,21 @@ pub fn run(args: &Args, common: &Common) -> CmdResult {
     // same day writes that day's digest again, with anything new added.
     let now = now_secs();
     let day = digest::day(now);
-    let output: Option<PathBuf> = args
+    // `-o -` (or `output = "-"`) is standard output, as for every other
+    // tool; a file is checked (symlink followed, device refused, its
+    // directory writable) before anything is fetched.
+    let named: Option<PathBuf> = args
         .output
         .clone()
         .or(file.settings.output.clone())
-        .filter(|o| o.as_os_str() != "-")
         .map(|o| digest::dated(&o, &day));
-    // A symlink is written through to its target: replacing the link with
-    // a regular file would leave the file it points at (the notes folder's
-    // real digest, say) stale for ever.
-    let output = match output.map(|o| digest::resolve_output(&o).map_err(|e| (o, e))) {
-        None => None,
-        Some(Ok(o)) => Some(o),
-        Some(Err((o, e))) => {
+    let output = match Output::check(named.as_deref()) {
+        Ok(o) => o,
+        Err(e) => {
+            let o = named.unwrap_or_default();
             return Err(CliError::msg(format!("cannot write {}: {e}", o.display())));
         }
     };
-    if let Some(out) = &output {
-        let dir = out.parent().filter(|d| !d.as_os_str().is_empty());
-        if dir.is_some_and(|d| !d.is_dir()) {
-            return Err(CliError::msg(format!(
-                "cannot write {}: its directory does not exist",
-                out.display()
-            )));
-        }
-        if let Err(e) = digest::check_writable(out) {
-            return Err(CliError::msg(format!(
-                "cannot write {}: {e}",
-                out.display()
-            )));
-        }
-    }
     let cfg = match config(common, &file.settings) {
         Ok(c) => c,
         Err(e) => {
@@ -285,26 +270,15 @@ pub fn run(args: &Args, common: &Common) -> CmdResult {
         Format::Markdown => d.to_markdown(),
         Format::Json => d.to_json(),
     };
-    match &output {
-        Some(out) => {
-            if let Err(e) = digest::write_atomic(out, text.as_bytes()) {
-                return Err(CliError::msg(format!(
-                    "cannot write {}: {e}; this run's new items stay pending and the next \
-                     digest lists them",
-                    out.display()
-                )));
-            }
-        }
-        None => {
-            use std::io::Write;
-            let mut so = std::io::stdout().lock();
-            if let Err(e) = so.write_all(text.as_bytes()).and_then(|_| so.flush()) {
-                return Err(CliError::msg(format!(
-                    "cannot write the digest to standard output: {e}; this run's new items \
-                     stay pending and the next digest lists them"
-                )));
-            }
-        }
+    if let Err(e) = output.write(text.as_bytes()) {
+        let what = match &output {
+            Output::Stdout => "the digest to standard output".to_string(),
+            file => file.display(),
+        };
+        return Err(CliError::msg(format!(
+            "cannot write {what}: {e}; this run's new items stay pending and the next \
+             digest lists them"
+        )));
     }
     // The digest is delivered: only now do its items stop being new, and
     // belong to today's digest. An `--all` digest is not the day's: its
@@ -322,7 +296,14 @@ pub fn run(args: &Args, common: &Common) -> CmdResult {
         ));
     }
     let count = |st: Status| d.sources.iter().filter(|s| s.status == st).count();
-    let items: usize = d.sources.iter().map(|s| s.items.len()).sum();
+    // New: this run's items (what it found, and what an undelivered
+    // digest owed), not the day's the digest lists again (issue #20);
+    // with --all, what the digest lists.
+    let items: usize = if args.all {
+        d.sources.iter().map(|s| s.items.len()).sum()
+    } else {
+        report.sources.iter().map(|s| s.items.len()).sum()
+    };
     let mut parts = vec![format!("{} ok", count(Status::Ok))];
     for st in [
         Status::Skipped,
@@ -345,10 +326,10 @@ pub fn run(args: &Args, common: &Common) -> CmdResult {
         if args.all { "listed" } else { "new" },
         if items == 1 { "item" } else { "items" },
         plural(report.requests as usize, "request", "requests"),
-        output
-            .as_ref()
-            .map(|o| format!("; digest written to {}", o.display()))
-            .unwrap_or_default()
+        match &output {
+            Output::Stdout => String::new(),
+            file => format!("; digest written to {}", file.display()),
+        }
     ));
     Ok(ExitCode::from(d.exit_code()))
 }

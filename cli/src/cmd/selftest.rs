@@ -86,17 +86,19 @@ struct Tally<'a> {
     list: Vec<Expectation>,
     json: bool,
     /// Standard output could not be written (e.g. a closed pipe).
-    out_failed: bool,
+    out_failed: Option<CliError>,
 }
 
 impl Tally<'_> {
     fn add(&mut self, requirement: &str, check: &str, outcome: Outcome, detail: String) {
-        if !self.json && !self.out_failed {
+        if !self.json && self.out_failed.is_none() {
             let word = outcome.as_str().to_ascii_uppercase();
-            self.out_failed = !crate::ui::print_out(&format!(
+            if let Err(e) = crate::ui::print_out(&format!(
                 "{}  {requirement:<4} {check}: {detail}\n",
                 self.ui.verdict(&word)
-            ));
+            )) {
+                self.out_failed = Some(e);
+            }
         }
         self.list.push(Expectation {
             requirement: requirement.into(),
@@ -183,7 +185,7 @@ pub fn run(args: &Args, common: &Common) -> CmdResult {
         ui: &Ui::new(common.quiet, common.verbose),
         list: Vec::new(),
         json: args.json,
-        out_failed: false,
+        out_failed: None,
     };
     const ACCEPT: Option<&str> = Some("text/markdown");
 
@@ -395,23 +397,19 @@ pub fn run(args: &Args, common: &Common) -> CmdResult {
         expectations: t.list,
     };
     let text = serde_json::to_string_pretty(&record).unwrap_or_default();
-    let out_failed = t.out_failed;
-    let printed = !out_failed
-        && if args.json {
-            crate::ui::print_out(&format!("{text}\n"))
-        } else {
-            crate::ui::print_out(&format!(
-                "{n_pass} passed, {n_fail} failed, {n_skip} skipped\n"
-            ))
-        };
-    if let Err(e) = digest::write_atomic(&state_dir.join(SELFTEST_FILE), text.as_bytes()) {
+    let printed = match t.out_failed.take() {
+        Some(e) => Err(e),
+        None if args.json => crate::ui::print_out(&format!("{text}\n")),
+        None => crate::ui::print_out(&format!(
+            "{n_pass} passed, {n_fail} failed, {n_skip} skipped\n"
+        )),
+    };
+    if let Err(e) = crate::output::write_atomic(&state_dir.join(SELFTEST_FILE), text.as_bytes()) {
         ui.warn(&format!(
             "cannot record the self-test in {}: {e}",
             state_dir.display()
         ));
     }
-    if !printed {
-        return Err(CliError::Printed);
-    }
+    printed?;
     Ok(ExitCode::from(if passed { 0 } else { 1 }))
 }

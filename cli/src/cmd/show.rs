@@ -106,6 +106,14 @@ pub fn run(args: &Args, common: &Common) -> CmdResult {
     let now = now_secs();
     let today = digest::parse_day(&digest::day(now)).map_err(CliError::msg)?;
     let (sources_path, date) = positionals(args);
+    // clap sees a lone DATE as SOURCES (`first`): the conflict is checked
+    // here, or `show DATE --since D` silently ignored the DATE.
+    if let (Some(d), Some(s)) = (&date, &args.since) {
+        return Err(CliError::msg(format!(
+            "DATE ({d}) and --since {s} cannot be used together: DATE shows one day, \
+             --since every day from it to today"
+        )));
+    }
     let date = date
         .as_deref()
         .map(digest::parse_day)
@@ -156,6 +164,13 @@ pub fn run(args: &Args, common: &Common) -> CmdResult {
         Some(f) => from_file(&store, f, &range, &heads, one_day)?,
         None => from_store(&store, &range, &heads, one_day)?,
     };
+    // A day no digest was made: saying so (exit 1), not an empty digest
+    // with exit 0. Items an older store reported without days still
+    // count as that day's digest.
+    if one_day && heads.is_empty() && sections.iter().all(|s| s.items.is_empty()) {
+        crate::ui::Ui::new(common.quiet, common.verbose).error(&format!("no digest for {title}"));
+        return Ok(ExitCode::from(1));
+    }
     // The instant the day's last digest was made, as it said.
     let generated = heads
         .iter()
@@ -168,11 +183,8 @@ pub fn run(args: &Args, common: &Common) -> CmdResult {
         Format::Markdown => d.to_markdown(),
         Format::Json => d.to_json(),
     };
-    if crate::ui::print_out(&text) {
-        Ok(ExitCode::SUCCESS)
-    } else {
-        Err(CliError::Printed)
-    }
+    crate::ui::print_out(&text)?;
+    Ok(ExitCode::SUCCESS)
 }
 
 /// The sections of the file's (enabled) sources, in its order and under

@@ -66,6 +66,11 @@ struct HostLine {
     retry_after_until: Option<String>,
     /// What `wr-feeds reset HOST` would do, in words.
     reset: String,
+    /// The hold as stored, when it lay beyond any hold of ours and was
+    /// clamped (written by a clock that was ahead; issue #20): what the
+    /// next run will write back.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    clamped_from: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -174,7 +179,12 @@ fn gather(store: &Store, named: Named, dir: &Path) -> Result<Status, StoreError>
         .hosts()?
         .into_iter()
         .filter_map(|(host, row)| {
+            // As the next run will see it: a hold written by a clock that
+            // was ahead is clamped (issue #20).
+            let stored = row.hold_until;
+            let row = row.clamped(wr_core::time::Timestamp(now_ms));
             let until = row.hold_until.filter(|t| t.0 > now_ms)?;
+            let clamped_from = stored.filter(|&t| t != until).map(|t| ms_to_rfc3339(t.0));
             let server = row.retry_after_until.filter(|t| t.0 > now_ms);
             let name = clean_message(&host);
             // Never suggest a reset that would be refused (R5: a server's
@@ -203,6 +213,7 @@ fn gather(store: &Store, named: Named, dir: &Path) -> Result<Status, StoreError>
                 retry_after_until: server.map(|s| ms_to_rfc3339(s.0)),
                 reset,
                 host,
+                clamped_from,
             })
         })
         .collect();
@@ -272,6 +283,14 @@ fn table(st: &Status) -> String {
             h.reason,
             h.reset,
         ));
+        if let Some(from) = &h.clamped_from {
+            out.push_str(&format!(
+                "  {:w$}  stored as until {from}, beyond any hold of ours: written by a clock \
+                 that was ahead, so clamped\n",
+                "",
+                w = host.chars().count()
+            ));
+        }
     }
     match &st.blocklist {
         Some(b) => out.push_str(&format!(
@@ -313,11 +332,8 @@ pub fn run(args: &Args, common: &Common) -> CmdResult {
     } else {
         table(&st)
     };
-    if crate::ui::print_out(&text) {
-        Ok(ExitCode::SUCCESS)
-    } else {
-        Err(CliError::Printed)
-    }
+    crate::ui::print_out(&text)?;
+    Ok(ExitCode::SUCCESS)
 }
 
 #[cfg(test)]
