@@ -72,23 +72,22 @@ pub fn rfc_form(raw: &[u8], mut out: impl FnMut(u8)) {
 /// test, the parse's scan of the stored values); no hot path calls it.
 pub(crate) fn has_special(value: &[u8]) -> bool {
     value.iter().any(|&b| {
-        (b == b'%') | (b == b'?') | (b.wrapping_sub(0x21) >= 0x5e) | never_raw(b, false)
+        b == b'%'
+            || b == b'?'
+            || b.wrapping_sub(0x21) >= 0x5e
+            || never_raw(b, false)
             || never_raw(b, true)
     })
 }
 
-/// Whether `%hl` escapes a printable ASCII octet other than `%` that the
-/// canonical form keeps escaped (an unreserved one it decodes already):
-/// an escape the reading of issue #18 compares as its octet.
+/// The octet `%hl` escapes, when it is a printable ASCII octet other
+/// than `%` that the canonical form keeps escaped (an unreserved one it
+/// decodes already): an escape the reading of issue #18 compares as its
+/// octet.
 #[inline]
-fn escapes_printable(h: u8, l: u8) -> bool {
-    match (hex_val(h), hex_val(l)) {
-        (Some(h), Some(l)) => {
-            let o = h << 4 | l;
-            (0x21..=0x7e).contains(&o) && o != b'%' && !is_unreserved(o)
-        }
-        _ => false,
-    }
+fn escaped_printable(h: u8, l: u8) -> Option<u8> {
+    let o = hex_val(h)? << 4 | hex_val(l)?;
+    ((0x21..=0x7e).contains(&o) && o != b'%' && !is_unreserved(o)).then_some(o)
 }
 
 /// Whether `s` holds an escape of a printable ASCII octet that is neither
@@ -96,7 +95,7 @@ fn escapes_printable(h: u8, l: u8) -> bool {
 /// of issue #18 compares as the octet it names.
 pub fn has_reserved_escape(s: &[u8]) -> bool {
     memchr::memchr_iter(b'%', s).any(|i| match s.get(i + 1..i + 3) {
-        Some(&[h, l]) => escapes_printable(h, l),
+        Some(&[h, l]) => escaped_printable(h, l).is_some(),
         _ => false,
     })
 }
@@ -116,14 +115,13 @@ pub fn decode_reserved(s: &[u8], out: &mut dyn FnMut(&[u8])) {
         if i < run {
             continue;
         }
-        if let Some(&[h, l]) = s.get(i + 1..i + 3) {
-            if escapes_printable(h, l) {
-                if let (Some(h), Some(l)) = (hex_val(h), hex_val(l)) {
-                    out(&s[run..i]);
-                    out(&[h << 4 | l]);
-                    run = i + 3;
-                }
-            }
+        if let Some(o) = s
+            .get(i + 1..i + 3)
+            .and_then(|e| escaped_printable(e[0], e[1]))
+        {
+            out(&s[run..i]);
+            out(&[o]);
+            run = i + 3;
         }
     }
     out(&s[run..]);

@@ -149,8 +149,12 @@ pub fn divergence(value: &[u8], wanted: &[u8]) -> u8 {
     // the other: `Walsh\u{2002}Research` is ours cut at Unicode's space,
     // and not read whole).
     let both = Variant::WHOLE_AGENT | Variant::UNICODE_SPACE;
+    let mut d = if base == AgentToken::Empty {
+        Variant::EMPTY_AGENT
+    } else {
+        0
+    };
     let base = class(base, wanted);
-    let mut d = 0;
     for bits in [Variant::WHOLE_AGENT, Variant::UNICODE_SPACE, both] {
         if class(agent_token(value, Variant::of(bits)), wanted) != base {
             d |= both;
@@ -158,9 +162,6 @@ pub fn divergence(value: &[u8], wanted: &[u8]) -> u8 {
         if agent_token(value, Variant::of(bits | Variant::EMPTY_AGENT)) == AgentToken::Named(&[]) {
             d |= both | Variant::EMPTY_AGENT;
         }
-    }
-    if product_token(value) == AgentToken::Empty {
-        d |= Variant::EMPTY_AGENT;
     }
     d
 }

@@ -365,8 +365,8 @@ impl<'a, const RULES: usize, const BYTES: usize> SelectSink<'a> for Sink<'_, RUL
         self.0.named.drop_set(set);
     }
     fn rule(&mut self, sets: u8, rule: RawRule<'a>) {
-        // `%2F` or `%3F` in a rule: the RESERVED_ESCAPES reading would
-        // need a second rule set (see `Variant`).
+        // An escape RESERVED_ESCAPES decodes (`%2F`...) in a rule: that
+        // reading would need a second rule set (see `Variant`).
         if percent::has_reserved_escape(rule.value) {
             self.0.diverged = true;
         }
@@ -490,13 +490,7 @@ impl<const RULES: usize, const BYTES: usize> FixedPolicy<RULES, BYTES> {
     /// UTF-8), as [`crate::robots::Policy::check_bytes`] is for `Policy`.
     pub fn check_bytes(&self, path_and_query: &[u8]) -> Verdict<'_> {
         if self.diverged || self.flags(|s| s.deny_all) {
-            return Verdict {
-                allowed: false,
-                rule: None,
-                reading: super::Reading::Spec,
-                overflow: true,
-                variant: Variant::BASE,
-            };
+            return over_block(Variant::BASE);
         }
         let mut v = decide::<_, FIXED_SCRATCH>(self.chosen(), path_and_query);
         if v.allowed && percent::has_reserved_escape(path_and_query) {
@@ -522,18 +516,24 @@ impl<const RULES: usize, const BYTES: usize> FixedPolicy<RULES, BYTES> {
         });
         let reserved = Variant::BASE.with(Variant::RESERVED_ESCAPES);
         if !fits {
-            return Verdict {
-                allowed: false,
-                rule: None,
-                reading: super::Reading::Spec,
-                overflow: true,
-                variant: reserved,
-            };
+            return over_block(reserved);
         }
         let v = decide::<_, FIXED_SCRATCH>(self.chosen(), &buf[..n]);
         Verdict {
             variant: if v.allowed { Variant::BASE } else { reserved },
             ..v
         }
+    }
+}
+
+/// A denial that is a deliberate over-block: what a capacity could not
+/// hold (`variant`: the reading that would have needed it).
+fn over_block(variant: Variant) -> Verdict<'static> {
+    Verdict {
+        allowed: false,
+        rule: None,
+        reading: super::Reading::Spec,
+        overflow: true,
+        variant,
     }
 }

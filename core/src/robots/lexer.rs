@@ -23,8 +23,10 @@ use nom::{IResult, Parser};
 
 pub use super::variant::Variant;
 
-/// Longest line content kept, in octets, as in Google's parser
-/// (2083 × 8 − 1). Longer Disallow values are cut here; see `Directive`.
+/// Longest line content Google's parser keeps, in octets (2083 × 8 − 1):
+/// the `Variant::LINE_LIMIT` reading cuts longer lines here (a Disallow
+/// value cut to a superset, see `Directive`); the base reading has no
+/// limit.
 pub const MAX_LINE: usize = 2083 * 8 - 1;
 
 /// What one line says.
@@ -519,6 +521,7 @@ fn read_with_comment(line: &[u8], hash: Option<usize>) -> (Directive<'_>, bool) 
 /// field name, given where its first `#` is. Inlined into the line loop: a
 /// directive returned through memory costs a store forwarding stall per
 /// line.
+///
 /// `diverges` gathers the [`Variant`] options under which the line may be
 /// read otherwise (see [`Lines::diverges`]).
 #[inline(always)]

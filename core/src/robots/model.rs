@@ -550,8 +550,7 @@ impl Policy {
     }
 
     /// [`Policy::parse`] in one [`Variant`], and the options under which
-    /// some line of the file may be read otherwise (only the base reading
-    /// looks).
+    /// some line of the file may be read otherwise.
     fn parse_in(body: &[u8], token: &str, variant: Variant) -> (Policy, u8) {
         if variant.reserved_escapes() {
             let mut decoded = Vec::with_capacity(body.len());
@@ -611,8 +610,8 @@ impl Policy {
     }
 
     /// The first denial of `path_and_query` in another [`Variant`]: by each
-    /// kept variant of the file, and, when the target escapes `/` or `?`,
-    /// of the target read as Python's parser reads it.
+    /// kept variant of the file, and, when the target holds an escape
+    /// `Variant::RESERVED_ESCAPES` decodes, of the target so decoded.
     #[inline(never)]
     fn check_variants(&self, path_and_query: &[u8]) -> Option<Verdict<'_>> {
         let mut decoded = Vec::new();

@@ -5,16 +5,17 @@
 //! A [`Variant`] covers how the file itself is read: which characters are
 //! the "surrounding whitespace" 9.1.2 trims, whether a `User-agent` value
 //! is the whole value (9.1.3 read literally: "U = T or U is a prefix of
-//! T") or its product token, and whether Google's 16,663-octet line limit
+//! T") or its product token, whether Google's 16,663-octet line limit
 //! applies, whether escapes such as `%2F` and `%3D` name `/` and `=` (as
 //! Python's parser, the platform parser of spec 15.1, reads them; RFC 9309
 //! and RFC 3986 keep them apart), and whether an empty `User-agent` value
-//! is a prefix of every token. Each option is a faithful reading, so a path is allowed only
-//! if the file read in each combination of the options allows it.
+//! is a prefix of every token. Each option is a faithful reading, so a
+//! path is allowed only if the file read in each combination of the
+//! options allows it.
 //!
-//! Nearly every file reads the same in all of them: the base reading
-//! notes which options could change some line (`Lines::diverges`, the
-//! selector's agent test), and only those are read again. A [`Policy`]
+//! Nearly every file reads the same in all of them: each reading notes
+//! which options could change some line (`Lines::diverges`, the
+//! selector's agent test), and only those combinations are read. A [`Policy`]
 //! keeps the readings that gave other rules; `FixedPolicy`, which has no
 //! room for a second set, over-blocks such a file and says so.
 //!
@@ -94,42 +95,57 @@ impl Variant {
         self.0 & Variant::EMPTY_AGENT != 0
     }
 
-    /// A stable key for machine-readable output: the options joined by
-    /// `+`, empty for the base reading.
+    /// Stable keys for machine-readable output, one per option set; none
+    /// for the base reading.
     pub fn keys(self) -> impl Iterator<Item = &'static str> {
-        [
-            (Variant::UNICODE_SPACE, "unicode-space"),
-            (Variant::WHOLE_AGENT, "whole-agent"),
-            (Variant::LINE_LIMIT, "line-limit"),
-            (Variant::RESERVED_ESCAPES, "reserved-escapes"),
-            (Variant::EMPTY_AGENT, "empty-agent"),
-        ]
-        .into_iter()
-        .filter(move |(b, _)| self.0 & b != 0)
-        .map(|(_, k)| k)
+        self.options().map(|(key, _)| key)
+    }
+
+    /// The options set, each with its key and its words.
+    fn options(self) -> impl Iterator<Item = (&'static str, &'static str)> {
+        OPTIONS
+            .into_iter()
+            .filter(move |(bit, ..)| self.0 & bit != 0)
+            .map(|(_, key, words)| (key, words))
     }
 }
+
+/// Each option: its bit, its key (`Variant::keys`) and its words (the
+/// `Display` of a verdict's reading).
+const OPTIONS: [(u8, &str, &str); 5] = [
+    (
+        Variant::UNICODE_SPACE,
+        "unicode-space",
+        "Unicode spaces trimmed",
+    ),
+    (
+        Variant::WHOLE_AGENT,
+        "whole-agent",
+        "User-agent values read whole",
+    ),
+    (
+        Variant::LINE_LIMIT,
+        "line-limit",
+        "lines cut at 16,663 octets",
+    ),
+    (
+        Variant::RESERVED_ESCAPES,
+        "reserved-escapes",
+        "escapes such as %2F read as their octets",
+    ),
+    (
+        Variant::EMPTY_AGENT,
+        "empty-agent",
+        "an empty User-agent value a prefix of every token",
+    ),
+];
 
 impl fmt::Display for Variant {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut sep = "";
-        for (bit, words) in [
-            (Variant::UNICODE_SPACE, "Unicode spaces trimmed"),
-            (Variant::WHOLE_AGENT, "User-agent values read whole"),
-            (Variant::LINE_LIMIT, "lines cut at 16,663 octets"),
-            (
-                Variant::RESERVED_ESCAPES,
-                "escapes such as %2F read as their octets",
-            ),
-            (
-                Variant::EMPTY_AGENT,
-                "an empty User-agent value a prefix of every token",
-            ),
-        ] {
-            if self.0 & bit != 0 {
-                write!(f, "{sep}{words}")?;
-                sep = ", ";
-            }
+        for (_, words) in self.options() {
+            write!(f, "{sep}{words}")?;
+            sep = ", ";
         }
         Ok(())
     }
