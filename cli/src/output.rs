@@ -38,6 +38,27 @@ fn is_stream_name(p: &Path) -> bool {
         .any(|s| p.as_os_str() == *s)
 }
 
+/// [`Output::check`] for a command: the error names the output.
+pub fn checked(named: Option<&Path>) -> Result<Output, String> {
+    Output::check(named).map_err(|e| {
+        let shown = named.unwrap_or(Path::new("")).display();
+        format!("cannot write {shown}: {e}")
+    })
+}
+
+/// [`checked`], and a file that exists already taken only with `force`
+/// (`export` and `import`).
+pub fn checked_new(named: Option<&Path>, force: bool) -> Result<Output, String> {
+    let output = checked(named)?;
+    if output.exists() && !force {
+        return Err(format!(
+            "{} exists; pass --force to replace it",
+            output.display()
+        ));
+    }
+    Ok(output)
+}
+
 impl Output {
     /// The output `named` (`None`: standard output), checked before any
     /// work: a symlink is resolved to its target, a directory, a device,

@@ -56,12 +56,6 @@ fn start() -> (Operator, Vec<Host>) {
     (op, hosts)
 }
 
-fn all<'a>(op: &'a Operator, hosts: &'a [Host]) -> Vec<&'a Host> {
-    let mut v = vec![&op.wal, &op.pypi];
-    v.extend(hosts.iter());
-    v
-}
-
 /// Only robots.txt was asked of each publisher.
 fn assert_only_robots_fetched(hosts: &[Host]) {
     for h in hosts {
@@ -84,7 +78,7 @@ fn check_denies_every_row() {
         .collect();
     let mut args = vec!["check"];
     args.extend(urls.iter().map(String::as_str));
-    let o = wr(&tmp.path().join("state"), &all(&op, &hosts), &args);
+    let o = wr(&tmp.path().join("state"), &op.with(&hosts), &args);
     let out = stdout(&o);
     assert_eq!(o.status.code(), Some(1), "{out}\n{}", stderr(&o));
     let lines: Vec<&str> = out.lines().collect();
@@ -108,7 +102,7 @@ fn a_digest_run_never_fetches_a_denied_row() {
     let file = tmp.write("sources.toml", &sources);
     let o = wr(
         &tmp.path().join("state"),
-        &all(&op, &hosts),
+        &op.with(&hosts),
         &[file.to_str().unwrap(), "--format", "json"],
     );
     let out = stdout(&o);

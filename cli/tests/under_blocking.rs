@@ -33,12 +33,6 @@ fn start() -> (Operator, Vec<Host>) {
     (op, hosts)
 }
 
-fn all<'a>(op: &'a Operator, hosts: &'a [Host]) -> Vec<&'a Host> {
-    let mut v = vec![&op.wal, &op.pypi];
-    v.extend(hosts.iter());
-    v
-}
-
 fn assert_never_fetched(hosts: &[Host]) {
     for (h, (_, _, path)) in hosts.iter().zip(rows()) {
         let hits = h.requests_to(path);
@@ -56,7 +50,7 @@ fn check_denies_every_row() {
         .collect();
     let mut args = vec!["check"];
     args.extend(urls.iter().map(String::as_str));
-    let o = wr(&tmp.path().join("state"), &all(&op, &hosts), &args);
+    let o = wr(&tmp.path().join("state"), &op.with(&hosts), &args);
     let out = stdout(&o);
     assert_eq!(o.status.code(), Some(1), "{out}\n{}", stderr(&o));
     let lines: Vec<&str> = out.lines().collect();
@@ -80,7 +74,7 @@ fn a_digest_run_never_fetches_a_denied_row() {
     let file = tmp.write("sources.toml", &sources);
     let o = wr(
         &tmp.path().join("state"),
-        &all(&op, &hosts),
+        &op.with(&hosts),
         &[file.to_str().unwrap(), "--format", "json"],
     );
     let out = stdout(&o);

@@ -1,7 +1,7 @@
 //! `wr-feeds export SOURCES`: the sources as an OPML 2.0 subscription list.
 
 use crate::opml;
-use crate::output::Output;
+use crate::output;
 use crate::sources;
 use crate::ui::Ui;
 use crate::{CliError, CmdResult, Common};
@@ -25,19 +25,7 @@ pub(crate) struct Args {
 pub fn run(args: &Args, common: &Common) -> CmdResult {
     // Checked before any work: a device or a FIFO is refused, `--force`
     // or not.
-    let output = match Output::check(args.output.as_deref()) {
-        Ok(o) => o,
-        Err(e) => {
-            let o = args.output.clone().unwrap_or_default();
-            return Err(CliError::msg(format!("cannot write {}: {e}", o.display())));
-        }
-    };
-    if output.exists() && !args.force {
-        return Err(CliError::msg(format!(
-            "{} exists; pass --force to replace it",
-            output.display()
-        )));
-    }
+    let output = output::checked_new(args.output.as_deref(), args.force).map_err(CliError::msg)?;
     let file = match sources::load(&args.sources) {
         Ok(f) => f,
         Err(e) => {

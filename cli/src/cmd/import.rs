@@ -1,7 +1,7 @@
 //! `wr-feeds import FILE.opml`: an OPML subscription list as sources.toml.
 
 use crate::opml;
-use crate::output::Output;
+use crate::output::{self, Output};
 use crate::sources;
 use crate::{CliError, CmdResult, Common};
 use std::path::PathBuf;
@@ -24,19 +24,7 @@ pub(crate) struct Args {
 pub fn run(args: &Args, common: &Common) -> CmdResult {
     // Checked before any work: a device or a FIFO is refused, `--force`
     // or not.
-    let output = match Output::check(args.output.as_deref()) {
-        Ok(o) => o,
-        Err(e) => {
-            let o = args.output.clone().unwrap_or_default();
-            return Err(CliError::msg(format!("cannot write {}: {e}", o.display())));
-        }
-    };
-    if output.exists() && !args.force {
-        return Err(CliError::msg(format!(
-            "{} exists; pass --force to replace it",
-            output.display()
-        )));
-    }
+    let output = output::checked_new(args.output.as_deref(), args.force).map_err(CliError::msg)?;
     let bytes = if args.file.as_os_str() == "-" {
         let mut b = Vec::new();
         std::io::Read::read_to_end(&mut std::io::stdin(), &mut b).map(|_| b)

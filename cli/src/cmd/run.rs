@@ -2,7 +2,7 @@
 
 use crate::cmd::setup::{config, now_secs, open};
 use crate::digest::{self, Digest, DigestItem, SourceReport, Status};
-use crate::output::Output;
+use crate::output::{self, Output};
 use crate::sources::{self, Format};
 use crate::ui::Ui;
 use crate::{CliError, CmdResult, Common};
@@ -153,13 +153,7 @@ pub fn run(args: &Args, common: &Common) -> CmdResult {
         .clone()
         .or(file.settings.output.clone())
         .map(|o| digest::dated(&o, &day));
-    let output = match Output::check(named.as_deref()) {
-        Ok(o) => o,
-        Err(e) => {
-            let o = named.unwrap_or_default();
-            return Err(CliError::msg(format!("cannot write {}: {e}", o.display())));
-        }
-    };
+    let output = output::checked(named.as_deref()).map_err(CliError::msg)?;
     let cfg = match config(common, &file.settings) {
         Ok(c) => c,
         Err(e) => {

@@ -175,6 +175,13 @@ pub struct Operator {
 }
 
 impl Operator {
+    /// The operator's hosts and `hosts`: every host a run may reach.
+    pub fn with<'a>(&'a self, hosts: &'a [Host]) -> Vec<&'a Host> {
+        let mut v = vec![&self.wal, &self.pypi];
+        v.extend(hosts.iter());
+        v
+    }
+
     pub fn start(robots: &str) -> Operator {
         let wal = Host::start("wal.test");
         let pypi = Host::start("pypi.test");
