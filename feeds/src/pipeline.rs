@@ -710,11 +710,10 @@ impl Pipeline {
         let Ok(u) = CoreUrl::parse(&target) else {
             return Ok(Vec::new());
         };
-        let want = wr_core::gate::origin_key(&u);
-        let rows = self.store.robots_all()?;
-        Ok(rows
-            .iter()
-            .find(|r| r.origin == want.as_str())
+        let origin = wr_core::gate::origin_key(&u);
+        Ok(self
+            .store
+            .robots(origin.as_str())?
             .map(|r| SignalReport::of_body(&r.body))
             .unwrap_or_default())
     }

@@ -648,11 +648,23 @@ impl Store {
 
     /// Every cached robots.txt.
     pub fn robots_all(&self) -> Result<Vec<RobotsRow>> {
+        self.robots_where("", [])
+    }
+
+    /// The robots.txt cached for `origin` (`scheme://host:port`), if any.
+    pub fn robots(&self, origin: &str) -> Result<Option<RobotsRow>> {
+        Ok(self
+            .robots_where(" WHERE origin = ?1", [origin])?
+            .into_iter()
+            .next())
+    }
+
+    fn robots_where<P: rusqlite::Params>(&self, filter: &str, params: P) -> Result<Vec<RobotsRow>> {
         let run = || -> rusqlite::Result<Vec<RobotsRow>> {
-            let mut st = self
-                .conn
-                .prepare("SELECT origin, status, body, fetched_at FROM robots")?;
-            let rows = st.query_map([], |r| {
+            let mut st = self.conn.prepare(&format!(
+                "SELECT origin, status, body, fetched_at FROM robots{filter}"
+            ))?;
+            let rows = st.query_map(params, |r| {
                 Ok(RobotsRow {
                     origin: r.get(0)?,
                     status: r.get(1)?,
