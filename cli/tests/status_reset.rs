@@ -249,8 +249,9 @@ fn status_reads_while_a_run_writes_and_nothing_is_created() {
     store.hold("held.test", far, HoldCause::Cooldown).unwrap();
 
     // A run: the lock, and a write transaction open on the store.
-    let lock = wr_feeds::lock::RunLock::acquire(&state, std::time::Duration::ZERO, &mut |_| {})
-        .expect("the run lock");
+    let lock =
+        wr_feeds::lock::RunLock::acquire(&state, wr_feeds::lock::LockWait::NONE, &mut |_, _| {})
+            .expect("the run lock");
     let (status, show) = store
         .reserve_slot("held.test", |_| {
             let status = timed(&state, &hosts, &["status", src, "--json"]);
