@@ -24,16 +24,6 @@ pub fn stdout_error(e: std::io::Error) -> crate::CliError {
     crate::CliError::msg(format!("cannot write to standard output: {e}"))
 }
 
-/// A wait as a person reads it: `45 s`, `12 min`, `1 h 05 min`.
-pub fn minutes(d: Duration) -> String {
-    let s = d.as_secs();
-    match s {
-        0..60 => format!("{s} s"),
-        60..3600 => format!("{} min", s / 60),
-        _ => format!("{} h {:02} min", s / 3600, s % 3600 / 60),
-    }
-}
-
 /// How much to say on stderr.
 pub struct Ui {
     /// `-q`: errors only.

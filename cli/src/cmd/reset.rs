@@ -18,7 +18,6 @@ use crate::ui::Ui;
 use crate::{CmdResult, Common};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::Duration;
 use wr_feeds::extract::clean_message;
 use wr_feeds::store::Lift;
 

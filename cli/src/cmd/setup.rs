@@ -69,7 +69,7 @@ pub(crate) fn open(cfg: Config, ui: &Ui) -> Option<Pipeline> {
         } else {
             ui.warn(&format!(
                 "still waiting for the other wr-feeds run to finish ({} so far)",
-                crate::ui::minutes(waited)
+                crate::cmd::status::span(waited.as_secs())
             ))
         }
     };

@@ -54,18 +54,18 @@ struct SourceLine {
 }
 
 #[derive(Serialize)]
-struct HostLine {
-    host: String,
-    held_until: String,
+pub(super) struct HostLine {
+    pub(super) host: String,
+    pub(super) held_until: String,
     /// Seconds from now.
-    held_for_s: u64,
+    pub(super) held_for_s: u64,
     cooldown: bool,
-    reason: &'static str,
+    pub(super) reason: &'static str,
     /// Until when a server's `Retry-After` holds the host, if it does:
     /// `reset` keeps that much of the hold unless `--force` (R5).
     retry_after_until: Option<String>,
     /// What `wr-feeds reset HOST` would do, in words.
-    reset: String,
+    pub(super) reset: String,
     /// The hold as stored, when it lay beyond any hold of ours and was
     /// clamped (written by a clock that was ahead; issue #20): what the
     /// next run will write back.
@@ -98,7 +98,7 @@ pub(super) fn ms_to_rfc3339(ms: u64) -> String {
 }
 
 /// A duration in words a glance reads: `40 s`, `12 min`, `5 h`, `3 days`.
-fn span(secs: u64) -> String {
+pub(crate) fn span(secs: u64) -> String {
     match secs {
         s if s < 120 => format!("{s} s"),
         s if s < 2 * 3600 => format!("{} min", s / 60),
@@ -175,6 +175,30 @@ fn gather(store: &Store, named: Named, dir: &Path) -> Result<Status, StoreError>
             enabled,
         });
     }
+    let held_hosts = held_hosts(store, now_ms)?;
+    let blocklist = store.blocklist()?.map(|row| {
+        let age_s = now_ms.saturating_sub(row.fetched_at.0) / 1000;
+        BlocklistLine {
+            entries: serde_json::from_str::<Vec<serde_json::Value>>(&row.entries_json)
+                .map_or(0, |v| v.len()),
+            fetched_at: ms_to_rfc3339(row.fetched_at.0),
+            age_s,
+            refresh_s: row.refresh_ms / 1000,
+            stale: age_s.saturating_mul(1000) >= row.refresh_ms,
+        }
+    });
+    Ok(Status {
+        state_dir: dir.display().to_string(),
+        exists: true,
+        sources,
+        held_hosts,
+        blocklist,
+    })
+}
+
+/// Every host held after `now_ms` (R5), by name, as the next run will
+/// see it, with what `reset` would do of it.
+pub(super) fn held_hosts(store: &Store, now_ms: u64) -> Result<Vec<HostLine>, StoreError> {
     let mut held_hosts: Vec<HostLine> = store
         .hosts()?
         .into_iter()
@@ -218,24 +242,7 @@ fn gather(store: &Store, named: Named, dir: &Path) -> Result<Status, StoreError>
         })
         .collect();
     held_hosts.sort_by(|a, b| a.host.cmp(&b.host));
-    let blocklist = store.blocklist()?.map(|row| {
-        let age_s = now_ms.saturating_sub(row.fetched_at.0) / 1000;
-        BlocklistLine {
-            entries: serde_json::from_str::<Vec<serde_json::Value>>(&row.entries_json)
-                .map_or(0, |v| v.len()),
-            fetched_at: ms_to_rfc3339(row.fetched_at.0),
-            age_s,
-            refresh_s: row.refresh_ms / 1000,
-            stale: age_s.saturating_mul(1000) >= row.refresh_ms,
-        }
-    });
-    Ok(Status {
-        state_dir: dir.display().to_string(),
-        exists: true,
-        sources,
-        held_hosts,
-        blocklist,
-    })
+    Ok(held_hosts)
 }
 
 fn table(st: &Status) -> String {
