@@ -551,3 +551,115 @@ fn status_shows_a_clamped_hold_and_what_was_stored() {
         "{table}"
     );
 }
+
+/// A directory made unwritable for as long as the guard lives. The
+/// sessions that run these tests are root, which writes anywhere a mode
+/// forbids: as root the directory is made immutable (`chattr +i`, which
+/// needs CAP_LINUX_IMMUTABLE and a file system that has the attribute),
+/// otherwise its mode is 0555. `None` when neither makes it unwritable.
+#[cfg(unix)]
+struct Unwritable {
+    dir: std::path::PathBuf,
+    chattr: bool,
+}
+
+#[cfg(unix)]
+impl Unwritable {
+    fn make(dir: &std::path::Path) -> Option<Unwritable> {
+        use std::os::unix::fs::PermissionsExt;
+        let chattr = std::process::Command::new("chattr")
+            .arg("+i")
+            .arg(dir)
+            .stderr(std::process::Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success());
+        if !chattr {
+            std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o555)).ok()?;
+        }
+        let guard = Unwritable {
+            dir: dir.to_path_buf(),
+            chattr,
+        };
+        let probe = dir.join("probe");
+        if std::fs::File::create(&probe).is_ok() {
+            let _ = std::fs::remove_file(&probe);
+            return None;
+        }
+        Some(guard)
+    }
+}
+
+#[cfg(unix)]
+impl Drop for Unwritable {
+    fn drop(&mut self) {
+        use std::os::unix::fs::PermissionsExt;
+        if self.chattr {
+            let _ = std::process::Command::new("chattr")
+                .arg("-i")
+                .arg(&self.dir)
+                .status();
+        } else {
+            let _ = std::fs::set_permissions(&self.dir, std::fs::Permissions::from_mode(0o755));
+        }
+    }
+}
+
+/// Issue #20: `status` and `show` only read, yet failed with SQLite's
+/// "unable to open database file" on a state directory that cannot be
+/// written. The case: a run stopped before it ended left its
+/// write-ahead log (`-wal`) and no `-shm`, and the directory is read-only
+/// (a read-only mount, a full disk, another user's directory): SQLite
+/// cannot create the `-shm` a WAL reader needs. Both now read the store
+/// in SQLite's immutable mode and say so. Proves it on a directory that
+/// truly refuses writes (see [`Unwritable`]); skipped, saying so, where
+/// none can be made (the forced-path test in feeds/src/store.rs still
+/// covers the open).
+#[cfg(unix)]
+#[test]
+fn status_and_show_read_a_state_directory_that_cannot_be_written() {
+    let tmp = TempDir::new("status-readonly");
+    let state = tmp.path().join("state");
+    let op = Operator::start("User-agent: *\nAllow: /\n");
+    let broken = Host::start("broken.test");
+    broken.route("/gone.xml", Route::status(404));
+    let src = tmp.write("sources.toml", SOURCES);
+    let src = src.to_str().unwrap();
+    let o = wr(&state, &[&op.wal, &op.pypi, &broken], &["-q", src]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    // A run stopped half-way: its store never closed (so its `-wal`
+    // stays), its `-shm` gone.
+    let store = wr_feeds::store::Store::open(&state).unwrap();
+    store
+        .hold(
+            "late.test",
+            Timestamp(4_102_444_800_000),
+            HoldCause::Cooldown,
+        )
+        .unwrap();
+    std::mem::forget(store);
+    let db = state.join("wr-feeds.sqlite3");
+    assert!(db.with_extension("sqlite3-wal").exists());
+    std::fs::remove_file(db.with_extension("sqlite3-shm")).unwrap();
+    let Some(guard) = Unwritable::make(&state) else {
+        eprintln!(
+            "SKIPPED status_and_show_read_a_state_directory_that_cannot_be_written: this \
+             machine cannot make a directory unwritable to this user (root without chattr +i)"
+        );
+        return;
+    };
+    let status = wr(&state, &[], &["status", src]);
+    let show = wr(&state, &[], &["show", src]);
+    drop(guard);
+    for (what, o) in [("status", &status), ("show", &show)] {
+        let err = stderr(o);
+        assert_eq!(o.status.code(), Some(0), "{what}: {err}");
+        assert!(!err.contains("unable to open"), "{what}: {err}");
+        assert!(err.contains("immutable mode"), "{what}: {err}");
+    }
+    assert!(
+        stdout(&status).contains("Broken  last run"),
+        "{}",
+        stdout(&status)
+    );
+    assert!(stdout(&show).contains("## Broken"), "{}", stdout(&show));
+}

@@ -305,6 +305,60 @@ fn describe(e: &rusqlite::Error) -> String {
     }
 }
 
+/// Whether `e` says the store could not be opened or read for want of
+/// writing: its `-shm` missing and not creatable (a read-only directory,
+/// a full disk), or the file system refusing.
+fn cannot_write(e: &rusqlite::Error) -> bool {
+    matches!(
+        e.sqlite_error_code(),
+        Some(
+            rusqlite::ErrorCode::CannotOpen
+                | rusqlite::ErrorCode::ReadOnly
+                | rusqlite::ErrorCode::DiskFull
+                | rusqlite::ErrorCode::SystemIoFailure
+                | rusqlite::ErrorCode::PermissionDenied
+        )
+    )
+}
+
+/// The database file `path` in SQLite's immutable mode: read-only, no
+/// `-shm` or `-wal` opened or created, no locks taken.
+fn open_immutable(path: &Path) -> rusqlite::Result<Connection> {
+    use rusqlite::OpenFlags;
+    let conn = Connection::open_with_flags(
+        immutable_uri(path),
+        OpenFlags::SQLITE_OPEN_READ_ONLY
+            | OpenFlags::SQLITE_OPEN_URI
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )?;
+    conn.busy_timeout(BUSY_WAIT)?;
+    Ok(conn)
+}
+
+/// `file:PATH?immutable=1`, every octet of PATH but unreserved ones and
+/// `/` percent-encoded (a `?`, `#` or `%` in a directory name would
+/// otherwise end the path or start an escape).
+fn immutable_uri(path: &Path) -> String {
+    let text = path.to_string_lossy();
+    let mut uri = String::from("file:");
+    // An absolute Windows path (`C:/...`) is written `file:/C:/...`.
+    #[cfg(windows)]
+    let text = text.replace('\\', "/");
+    #[cfg(windows)]
+    if text.as_bytes().get(1) == Some(&b':') {
+        uri.push('/');
+    }
+    for b in text.bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~/:".contains(&b) {
+            uri.push(char::from(b));
+        } else {
+            uri.push_str(&format!("%{b:02X}"));
+        }
+    }
+    uri.push_str("?immutable=1");
+    uri
+}
+
 fn pending_in(conn: &Connection, source: &str) -> rusqlite::Result<Vec<Item>> {
     query_items(
         conn,
@@ -408,6 +462,8 @@ fn migrate(conn: &Connection) -> rusqlite::Result<()> {
 pub struct Store {
     conn: Connection,
     path: PathBuf,
+    /// Opened in SQLite's immutable mode ([`Store::open_existing`]).
+    immutable: bool,
 }
 
 impl fmt::Debug for Store {
@@ -433,7 +489,11 @@ impl Store {
         let conn = Connection::open(&path).map_err(err)?;
         conn.busy_timeout(BUSY_WAIT).map_err(err)?;
         migrate(&conn).map_err(err)?;
-        Ok(Store { conn, path })
+        Ok(Store {
+            conn,
+            path,
+            immutable: false,
+        })
     }
 
     /// Opens the store of `dir` if there is one, creating nothing: `None`
@@ -442,7 +502,32 @@ impl Store {
     /// is read-only, and SQLite's WAL lets it read while a run writes. A
     /// store from an older wr-feeds is brought up to date first (a short
     /// write, waiting at most [`BUSY_WAIT`] for a run's transaction).
+    ///
+    /// Read-only, it still works where nothing can be written (a read-only
+    /// mount, a full disk, a directory the user may not write; issue
+    /// #20): a WAL database needs its `-shm` file, and when that file is
+    /// missing and cannot be created SQLite cannot open it ("unable to
+    /// open database file"), though `status` and `show` only read. The
+    /// open then falls back to SQLite's immutable mode
+    /// (`file:...?immutable=1`), which reads the database file alone
+    /// ([`Store::is_immutable`] says so): what a run wrote to the `-wal`
+    /// and never folded back (a run killed mid-way) is not seen, which
+    /// the caller must say.
     pub fn open_existing(dir: &Path, write: bool) -> Result<Option<Store>> {
+        Store::open_existing_as(dir, write, false)
+    }
+
+    /// Whether [`Store::open_existing`] had to read the database in
+    /// SQLite's immutable mode (the state directory cannot be written).
+    pub fn is_immutable(&self) -> bool {
+        self.immutable
+    }
+
+    /// [`Store::open_existing`]; `immutable` forces the fallback of a
+    /// read-only open (tests: the sessions that run them are root, which
+    /// writes anywhere a permission alone forbids).
+    #[doc(hidden)]
+    pub fn open_existing_as(dir: &Path, write: bool, immutable: bool) -> Result<Option<Store>> {
         use rusqlite::OpenFlags;
         let path = dir.join(crate::config::DB_FILE);
         if !path.is_file() {
@@ -464,10 +549,47 @@ impl Store {
             conn.busy_timeout(BUSY_WAIT)?;
             Ok(conn)
         };
-        let conn = open(if write { rw } else { ro }).map_err(err)?;
-        let version: i64 = conn
-            .query_row("PRAGMA user_version", [], |r| r.get(0))
-            .map_err(err)?;
+        let version = |conn: &Connection| -> rusqlite::Result<i64> {
+            conn.query_row("PRAGMA user_version", [], |r| r.get(0))
+        };
+        // SQLite opens lazily: the first read is where a missing `-shm`
+        // that cannot be created shows.
+        let first = if immutable && !write {
+            Err(rusqlite::Error::SqliteFailure(
+                rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_CANTOPEN),
+                Some("forced immutable".into()),
+            ))
+        } else {
+            open(if write { rw } else { ro }).and_then(|c| version(&c).map(|v| (c, v)))
+        };
+        let (conn, version, immutable) = match first {
+            Ok((c, v)) => (c, v, false),
+            Err(e) if !write && cannot_write(&e) => {
+                let c = open_immutable(&path).map_err(|e2| StoreError {
+                    path: path.clone(),
+                    reason: format!(
+                        "{}; read in SQLite's immutable mode instead: {}",
+                        describe(&e),
+                        describe(&e2)
+                    ),
+                    source: Some(Box::new(e2)),
+                })?;
+                let v = version(&c).map_err(err)?;
+                if v < SCHEMA_VERSION {
+                    return Err(StoreError {
+                        path: path.clone(),
+                        reason: format!(
+                            "the store is from an older wr-feeds and needs a one-time \
+                             upgrade, which needs the state directory writable ({})",
+                            describe(&e)
+                        ),
+                        source: Some(Box::new(e)),
+                    });
+                }
+                (c, v, true)
+            }
+            Err(e) => return Err(err(e)),
+        };
         let conn = if version >= SCHEMA_VERSION {
             conn
         } else if write {
@@ -478,7 +600,11 @@ impl Store {
             migrate(&open(rw).map_err(err)?).map_err(err)?;
             open(ro).map_err(err)?
         };
-        Ok(Some(Store { conn, path }))
+        Ok(Some(Store {
+            conn,
+            path,
+            immutable,
+        }))
     }
 
     /// The database file.
@@ -1339,6 +1465,42 @@ mod tests {
             .into_iter()
             .map(|i| i.title)
             .collect()
+    }
+
+    /// The read-only open's fallback (issue #20), forced: the session that
+    /// runs the tests is root, which writes where a permission alone
+    /// forbids (cli/tests/status_reset.rs makes a directory truly
+    /// unwritable where it can). Proves the immutable open reads the
+    /// store, says it did, creates nothing beside it, and copes with a
+    /// directory name that a URI would misread (`?`, `#`, `%`, a space).
+    #[test]
+    fn a_read_only_open_falls_back_to_immutable_mode() {
+        let dir =
+            std::env::temp_dir().join(format!("wr-store-immutable ?#%41-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        {
+            let s = Store::open(&dir).unwrap();
+            s.hold("h.test", Timestamp(5_000), HoldCause::Cooldown)
+                .unwrap();
+        }
+        let names = || {
+            let mut v: Vec<_> = std::fs::read_dir(&dir)
+                .unwrap()
+                .map(|e| e.unwrap().file_name())
+                .collect();
+            v.sort();
+            v
+        };
+        let before = names();
+        let s = Store::open_existing_as(&dir, false, true).unwrap().unwrap();
+        assert!(s.is_immutable());
+        assert_eq!(s.host("h.test").unwrap().hold_until, Some(Timestamp(5_000)));
+        assert_eq!(names(), before, "nothing created beside the store");
+        drop(s);
+        let s = Store::open_existing(&dir, false).unwrap().unwrap();
+        assert!(!s.is_immutable(), "a writable directory is read as usual");
+        drop(s);
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     /// A store another process keeps locked past the busy wait says so in

@@ -149,6 +149,7 @@ pub fn run(args: &Args, common: &Common) -> CmdResult {
             cfg.state_dir.display()
         )));
     };
+    crate::cmd::status::say_if_immutable(&store, common);
     let (title, range, heads) = match since {
         Some(s) => (format!("since {s}"), digest::days(s, today), Vec::new()),
         None => {

@@ -142,6 +142,19 @@ pub(super) fn open_existing(
     Ok((cfg.state_dir, store))
 }
 
+/// Says that `store` was read in SQLite's immutable mode, and what that
+/// leaves out (see [`Store::open_existing`]).
+pub(super) fn say_if_immutable(store: &Store, common: &Common) {
+    if store.is_immutable() {
+        crate::ui::Ui::new(common.quiet, common.verbose).warn(&format!(
+            "{} cannot be written (a read-only or full file system?): read as it stands on \
+             disk, in SQLite's immutable mode; what a run left in its write-ahead log \
+             (`-wal`), if one was stopped before it ended, is not shown",
+            store.path().display()
+        ));
+    }
+}
+
 pub(super) fn store_err(e: StoreError) -> CliError {
     CliError::msg(e.to_string())
 }
@@ -322,6 +335,9 @@ fn table(st: &Status) -> String {
 pub fn run(args: &Args, common: &Common) -> CmdResult {
     let (settings, names) = settings_of(args.sources.as_deref())?;
     let (dir, store) = open_existing(common, &settings, false)?;
+    if let Some(s) = &store {
+        say_if_immutable(s, common);
+    }
     let st = match &store {
         Some(store) => gather(store, names, &dir).map_err(store_err)?,
         None => Status {
