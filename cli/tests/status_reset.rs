@@ -663,3 +663,67 @@ fn status_and_show_read_a_state_directory_that_cannot_be_written() {
     );
     assert!(stdout(&show).contains("## Broken"), "{}", stdout(&show));
 }
+
+/// Issue #20: a server's `Retry-After` had no cap: ten years silenced the
+/// host for good. A real 429 asking for ten years holds the host for 30
+/// days from the run (R5's "at least that long" is kept for every value
+/// under the cap), and `status` shows the cap and what was asked; the
+/// next run still sends nothing.
+#[test]
+fn an_absurd_retry_after_is_capped_and_status_says_so() {
+    const RA_SOURCES: &str = r#"
+[[source]]
+name = "Decade"
+url = "http://decade.test/"
+feed = "http://decade.test/feed.xml"
+"#;
+    let op = Operator::start("User-agent: *\nAllow: /\n");
+    let decade = Host::start("decade.test");
+    decade
+        .route("/robots.txt", Route::status(404))
+        .route("/feed.xml", Route::status(429).retry_after("315360000"));
+    let hosts = [&op.wal, &op.pypi, &decade];
+    let tmp = TempDir::new("retry-after-cap");
+    let state = tmp.path().join("state");
+    let src = tmp.write("sources.toml", RA_SOURCES);
+    let src = src.to_str().unwrap();
+    let before = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs() as i64;
+    let o = wr(&state, &hosts, &["--force", "-q", src]);
+    assert_ne!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert_eq!(decade.requests_to("/feed.xml").len(), 1);
+
+    let v: serde_json::Value =
+        serde_json::from_slice(&wr(&state, &hosts, &["status", src, "--json"]).stdout).unwrap();
+    let line = &v["held_hosts"][0];
+    assert_eq!(line["host"], "decade.test", "{v}");
+    assert_eq!(line["reason"], "the server's Retry-After (R5)", "{v}");
+    let secs = |k: &str| {
+        chrono::DateTime::parse_from_rfc3339(line[k].as_str().unwrap_or_else(|| panic!("{k}: {v}")))
+            .unwrap()
+            .timestamp()
+    };
+    let month = 30 * 86_400;
+    assert!(
+        (before + month..=before + month + 120).contains(&secs("held_until")),
+        "held 30 days from the run: {v}"
+    );
+    assert_eq!(line["retry_after_until"], line["held_until"], "{v}");
+    assert!(
+        secs("retry_after_asked") >= before + 315_360_000,
+        "what the server asked is kept: {v}"
+    );
+    assert!(line.get("clamped_from").is_none(), "{v}");
+    let table = stdout(&wr(&state, &hosts, &["status", src]));
+    assert!(
+        table.contains("the server's Retry-After asked until")
+            && table.contains("capped at 30 days"),
+        "{table}"
+    );
+    // Capped, not lifted: the next run sends nothing.
+    let o = wr(&state, &hosts, &["--force", "-q", src]);
+    assert_ne!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert_eq!(decade.requests_to("/feed.xml").len(), 1);
+}

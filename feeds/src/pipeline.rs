@@ -445,7 +445,7 @@ impl Pipeline {
                         WaitReason::Cooldown => HoldCause::Cooldown,
                         WaitReason::Backoff | WaitReason::Throttle => HoldCause::Backoff,
                     };
-                    self.store.hold(&host, until, cause)?
+                    self.store.hold_at(&host, until, cause, self.clock.now())?
                 }
                 Effect::RequestEnded { host, at } => self
                     .store

@@ -71,6 +71,11 @@ pub(super) struct HostLine {
     /// next run will write back.
     #[serde(skip_serializing_if = "Option::is_none")]
     clamped_from: Option<String>,
+    /// What the server's `Retry-After` asked for, when it lay past the
+    /// cap (`wr_core::constants::RETRY_AFTER_CAP`, 30 days from when it
+    /// was recorded) and `retry_after_until` is the cap (issue #20).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    retry_after_asked: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -221,7 +226,12 @@ pub(super) fn held_hosts(store: &Store, now_ms: u64) -> Result<Vec<HostLine>, St
             let stored = row.hold_until;
             let row = row.clamped(wr_core::time::Timestamp(now_ms));
             let until = row.hold_until.filter(|t| t.0 > now_ms)?;
-            let clamped_from = stored.filter(|&t| t != until).map(|t| ms_to_rfc3339(t.0));
+            // A hold stored past the Retry-After cap is shown as capped
+            // (below), not as written by a clock that was ahead.
+            let asked = row.retry_after_asked;
+            let clamped_from = stored
+                .filter(|&t| t != until && Some(t) != asked)
+                .map(|t| ms_to_rfc3339(t.0));
             let server = row.retry_after_until.filter(|t| t.0 > now_ms);
             let name = clean_message(&host);
             // Never suggest a reset that would be refused (R5: a server's
@@ -251,6 +261,7 @@ pub(super) fn held_hosts(store: &Store, now_ms: u64) -> Result<Vec<HostLine>, St
                 reset,
                 host,
                 clamped_from,
+                retry_after_asked: asked.map(|t| ms_to_rfc3339(t.0)),
             })
         })
         .collect();
@@ -303,6 +314,15 @@ fn table(st: &Status) -> String {
             h.reason,
             h.reset,
         ));
+        if let Some(asked) = &h.retry_after_asked {
+            out.push_str(&format!(
+                "  {:w$}  the server's Retry-After asked until {asked}: capped at {} days from \
+                 when it was recorded (R5 sets no bound, but no rate limit lasts that long)\n",
+                "",
+                wr_core::constants::RETRY_AFTER_CAP.as_secs() / 86_400,
+                w = host.chars().count()
+            ));
+        }
         if let Some(from) = &h.clamped_from {
             out.push_str(&format!(
                 "  {:w$}  stored as until {from}, beyond any hold of ours: written by a clock \
