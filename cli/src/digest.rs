@@ -355,13 +355,18 @@ fn day_start_ms(d: chrono::NaiveDate) -> u64 {
 /// The digest days `first..=last` for the store: their dates and the
 /// instants they span, so items reported before days were recorded are
 /// placed by the local day they were first seen.
-pub fn days(first: chrono::NaiveDate, last: chrono::NaiveDate) -> wr_feeds::store::Days {
+pub fn days(
+    first: chrono::NaiveDate,
+    last: chrono::NaiveDate,
+    today: chrono::NaiveDate,
+) -> wr_feeds::store::Days {
     let after = last.succ_opt().unwrap_or(last);
     wr_feeds::store::Days {
         first: first.format("%Y-%m-%d").to_string(),
         last: last.format("%Y-%m-%d").to_string(),
         start: wr_core::time::Timestamp(day_start_ms(first)),
         end: wr_core::time::Timestamp(day_start_ms(after)),
+        today: today.format("%Y-%m-%d").to_string(),
     }
 }
 
@@ -559,7 +564,7 @@ mod tests {
             );
         }
         let d = parse_day("2026-11-24").unwrap();
-        let span = days(d, d);
+        let span = days(d, d, d);
         assert_eq!(
             (span.first.as_str(), span.last.as_str()),
             ("2026-11-24", "2026-11-24")

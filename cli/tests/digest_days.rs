@@ -534,3 +534,71 @@ fn a_store_from_before_days_keeps_todays_items_in_the_rerun() {
     ok(&o);
     assert_eq!(stdout(&o), md);
 }
+
+/// Issue #20: digest days read from the store are clamped like every
+/// other stored instant. An item reported by a digest whose clock was
+/// three days ahead carried a day after today: `show` (which refuses a
+/// day to come) and a rerun's "earlier today" never listed it, and once
+/// that day came it would have been listed as the day's again. It now
+/// reads as today's, `show` lists it, and the next run writes its day
+/// back as today.
+#[test]
+fn a_digest_day_stored_ahead_of_the_clock_reads_as_today() {
+    let s = Sites::start();
+    let tmp = TempDir::new("day-ahead");
+    let state = tmp.path().join("state");
+    let src = tmp.write("sources.toml", SOURCES);
+    let src = src.to_str().unwrap();
+    let out = tmp.path().join("digest.md");
+    let out = out.to_str().unwrap();
+    ok(&wr(&state, &s.hosts(), &["-o", out, src]));
+    let today = title_day(&std::fs::read_to_string(out).unwrap());
+    let ahead = (chrono::NaiveDate::parse_from_str(&today, "%Y-%m-%d").unwrap()
+        + chrono::Days::new(3))
+    .format("%Y-%m-%d")
+    .to_string();
+    // A digest made with a clock three days ahead reported "Post z".
+    let z = wr_feeds::extract::Item {
+        title: "Post z".into(),
+        url: "http://blog.test/z".into(),
+        published: None,
+        id: "http://blog.test/z".into(),
+    };
+    let key = blog_key();
+    let mut store = wr_feeds::store::Store::open(&state).unwrap();
+    let at = wr_core::time::Timestamp::from_secs(4_102_444_800);
+    store
+        .record_items(&key, "feed", "http://blog.test/rss.xml", &[z.clone()], at)
+        .unwrap();
+    store
+        .mark_reported_on([(key.as_str(), z.id.as_str())], &ahead)
+        .unwrap();
+    drop(store);
+
+    let o = wr(&state, &[], &["show", src]);
+    ok(&o);
+    assert_eq!(
+        links(&stdout(&o), "Blog"),
+        [blog_link("a"), blog_link("b"), blog_link("z")],
+        "{}",
+        stdout(&o)
+    );
+    // A rerun (R8 skips the feed) lists it among today's, and writes its
+    // day back: read with no clamp, the store says today.
+    ok(&wr(&state, &s.hosts(), &["-o", out, src]));
+    let rerun = std::fs::read_to_string(out).unwrap();
+    assert!(links(&rerun, "Blog").contains(&blog_link("z")), "{rerun}");
+    let store = wr_feeds::store::Store::open(&state).unwrap();
+    let d = chrono::NaiveDate::parse_from_str(&ahead, "%Y-%m-%d").unwrap();
+    let far = wr_feeds::store::Days {
+        first: ahead.clone(),
+        last: ahead.clone(),
+        start: wr_core::time::Timestamp(0),
+        end: wr_core::time::Timestamp(0),
+        today: d.format("%Y-%m-%d").to_string(),
+    };
+    assert!(
+        store.day_items(&key, &far).unwrap().is_empty(),
+        "still stored as {ahead}"
+    );
+}

@@ -247,6 +247,10 @@ pub struct Days {
     pub start: Timestamp,
     /// The instant the day after `last` begins.
     pub end: Timestamp,
+    /// The reader's today, `YYYY-MM-DD`: a day stored after it (by a
+    /// clock that was ahead) is read as today, as every stored instant is
+    /// clamped to now ([`crate::clock::clamp_stored`]; issue #20).
+    pub today: String,
 }
 
 /// One source's section of a digest day, as the last digest written that
@@ -290,7 +294,8 @@ pub struct ItemCounts {
 
 /// The condition "an item of the days `:first..=:last`, which span the
 /// instants `[:start, :end)`" (see [`Days`]).
-const IN_DAYS: &str = "reported = 1 AND ((reported_on >= :first AND reported_on <= :last)
+const IN_DAYS: &str = "reported = 1
+     AND ((min(reported_on, :today) >= :first AND min(reported_on, :today) <= :last)
      OR (reported_on IS NULL AND first_seen >= :start AND first_seen < :end))";
 
 fn ts(v: Option<i64>) -> Option<Timestamp> {
@@ -1338,6 +1343,7 @@ impl Store {
                 ":last": days.last,
                 ":start": sql_ts(days.start),
                 ":end": sql_ts(days.end),
+                ":today": days.today,
             },
         )
         .map_err(|e| self.err(e))
@@ -1356,10 +1362,33 @@ impl Store {
                     ":last": days.last,
                     ":start": sql_ts(days.start),
                     ":end": sql_ts(days.end),
+                    ":today": days.today,
                 },
                 |r| r.get(0),
             )?;
             rows.collect()
+        };
+        run().map_err(|e| self.err(e))
+    }
+
+    /// Moves every digest day stored after `today` (by a clock that was
+    /// ahead) to `today`, as [`Store::clamp_instants`] does with instants:
+    /// an item reported "tomorrow" belongs to today's digest, and is not
+    /// listed again by tomorrow's (issue #20). A section stored for such a
+    /// day whose source already has one today is left where it is (the
+    /// items are what a day holds; `show` reads no day after today).
+    /// Returns how many rows moved.
+    pub fn clamp_days(&self, today: &str) -> Result<usize> {
+        let run = || -> rusqlite::Result<usize> {
+            let items = self.conn.execute(
+                "UPDATE items SET reported_on = ?1 WHERE reported_on > ?1",
+                [today],
+            )?;
+            let heads = self.conn.execute(
+                "UPDATE OR IGNORE digest_sources SET day = ?1 WHERE day > ?1",
+                [today],
+            )?;
+            Ok(items + heads)
         };
         run().map_err(|e| self.err(e))
     }
@@ -1857,6 +1886,7 @@ mod tests {
             last: last.into(),
             start: Timestamp(start),
             end: Timestamp(end),
+            today: "9999-12-31".into(),
         }
     }
 

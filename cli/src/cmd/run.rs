@@ -194,7 +194,15 @@ pub fn run(args: &Args, common: &Common) -> CmdResult {
     // delivered come first, in the order they were delivered, then this
     // run's, each once. A rerun never writes a poorer digest, whatever R8
     // or a 304 says of the source now.
-    let today = digest::parse_day(&day).ok().map(|d| digest::days(d, d));
+    let today = digest::parse_day(&day).ok().map(|d| digest::days(d, d, d));
+    // A digest day stored after today, by a clock that was ahead, is
+    // today's (issue #20), written back as the pipeline wrote back the
+    // schedule's instants when it opened.
+    if let Err(e) = pipeline.store().clamp_days(&day) {
+        ui.warn(&format!(
+            "digest days stored after today could not be moved to today ({e})"
+        ));
+    }
     let mut day_sources = report.sources.clone();
     if !args.all {
         for r in &mut day_sources {
