@@ -602,3 +602,98 @@ fn a_digest_day_stored_ahead_of_the_clock_reads_as_today() {
         "still stored as {ahead}"
     );
 }
+
+/// The day of a digest in either format.
+fn digest_day(text: &str) -> String {
+    match serde_json::from_str::<serde_json::Value>(text) {
+        Ok(v) => v["day"].as_str().unwrap().to_string(),
+        Err(_) => title_day(text),
+    }
+}
+
+/// Issue #20: the first run after local midnight replaced a plain
+/// `-o digest.md` (no `{date}`), which held yesterday's digest, with
+/// today's: a whole day of items gone from the file. That digest is now
+/// kept beside it as `digest-YESTERDAY.md` (the name `{date}` would give
+/// it) before today's is written, byte for byte and saying so; a rerun the
+/// same day keeps nothing more; a kept name taken by something else is
+/// refused before anything is fetched, leaving both files as they were.
+#[test]
+fn a_plain_output_after_midnight_keeps_the_earlier_day() {
+    let s = Sites::start();
+    let tmp = TempDir::new("midnight");
+    let state = tmp.path().join("state");
+    let src = tmp.write("sources.toml", SOURCES);
+    let src = src.to_str().unwrap();
+    for (ext, fmt) in [("md", "markdown"), ("json", "json")] {
+        let out = tmp.path().join(format!("digest.{ext}"));
+        let out_s = out.to_str().unwrap();
+        ok(&wr(
+            &state,
+            &s.hosts(),
+            &["--format", fmt, "-o", out_s, src],
+        ));
+        let written = std::fs::read_to_string(&out).unwrap();
+        let today = digest_day(&written);
+        let yesterday = (chrono::NaiveDate::parse_from_str(&today, "%Y-%m-%d").unwrap()
+            - chrono::Days::new(1))
+        .format("%Y-%m-%d")
+        .to_string();
+        // As the file stood when yesterday's digest was written.
+        let held = match fmt {
+            "json" => {
+                let mut v: serde_json::Value = serde_json::from_str(&written).unwrap();
+                v["day"] = yesterday.clone().into();
+                serde_json::to_string_pretty(&v).unwrap()
+            }
+            _ => written.replacen(&today, &yesterday, 1),
+        };
+        std::fs::write(&out, &held).unwrap();
+
+        let o = wr(&state, &s.hosts(), &["--format", fmt, "-o", out_s, src]);
+        ok(&o);
+        let kept = tmp.path().join(format!("digest-{yesterday}.{ext}"));
+        assert_eq!(std::fs::read_to_string(&kept).unwrap(), held, "{fmt}");
+        assert!(
+            stderr(&o).contains(&format!("held the digest of {yesterday}: kept as")),
+            "{fmt}: {}",
+            stderr(&o)
+        );
+        let now = std::fs::read_to_string(&out).unwrap();
+        assert_eq!(digest_day(&now), today, "{fmt}: {now}");
+
+        // A rerun the same day rewrites today's and keeps nothing more.
+        ok(&wr(
+            &state,
+            &s.hosts(),
+            &["--format", fmt, "-o", out_s, src],
+        ));
+        let names = std::fs::read_dir(tmp.path()).unwrap().count();
+        ok(&wr(
+            &state,
+            &s.hosts(),
+            &["--format", fmt, "-o", out_s, src],
+        ));
+        assert_eq!(std::fs::read_dir(tmp.path()).unwrap().count(), names);
+
+        // The kept name taken by another file: refused, nothing fetched,
+        // nothing changed.
+        std::fs::write(&out, &held).unwrap();
+        std::fs::write(&kept, "my own notes\n").unwrap();
+        let asked = s.blog.requests().len();
+        let o = wr(
+            &state,
+            &s.hosts(),
+            &["--force", "--format", fmt, "-o", out_s, src],
+        );
+        assert_eq!(o.status.code(), Some(2), "{fmt}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains("holds something else") && stderr(&o).contains("{date}"),
+            "{fmt}: {}",
+            stderr(&o)
+        );
+        assert_eq!(s.blog.requests().len(), asked, "{fmt}: fetched anyway");
+        assert_eq!(std::fs::read_to_string(&out).unwrap(), held);
+        assert_eq!(std::fs::read_to_string(&kept).unwrap(), "my own notes\n");
+    }
+}
