@@ -352,6 +352,23 @@ mod tests {
         assert_eq!(std::fs::read(&p).unwrap(), b"newer");
     }
 
+    /// README: "a directory, device, FIFO or socket is refused before
+    /// anything is fetched" (the socket and the directory; the device
+    /// below, the FIFO in cli/tests/output_files.rs).
+    #[cfg(unix)]
+    #[test]
+    fn a_socket_or_a_directory_is_refused() {
+        let d = dir("socket");
+        let sock = d.path().join("digest.sock");
+        let _listener = std::os::unix::net::UnixListener::bind(&sock).unwrap();
+        let e = Output::check(Some(&sock)).unwrap_err();
+        assert!(e.to_string().contains("not a regular file"), "{e}");
+        let e = Output::check(Some(d.path())).unwrap_err();
+        assert!(e.to_string().contains("directory"), "{e}");
+        use std::os::unix::fs::FileTypeExt;
+        assert!(std::fs::metadata(&sock).unwrap().file_type().is_socket());
+    }
+
     #[cfg(target_os = "linux")]
     #[test]
     fn a_device_is_refused() {

@@ -727,3 +727,64 @@ feed = "http://decade.test/feed.xml"
     assert_ne!(o.status.code(), Some(2), "{}", stderr(&o));
     assert_eq!(decade.requests_to("/feed.xml").len(), 1);
 }
+
+/// README: `status` shows each source's "items seen and items not yet in
+/// a delivered digest", lists every source the store knows by its
+/// canonical URL when no sources file is given, and gives "the adopted
+/// blocklist's age and whether it is due for refresh".
+#[test]
+fn status_counts_undelivered_items_and_says_when_the_blocklist_is_due() {
+    let op = Operator::start("User-agent: *\nAllow: /\n");
+    let broken = Host::start("broken.test");
+    broken.route("/gone.xml", Route::status(404));
+    let hosts = [&op.wal, &op.pypi, &broken];
+    let tmp = TempDir::new("status-pending");
+    let state = tmp.path().join("state");
+    let src = tmp.write("sources.toml", SOURCES);
+    let o = wr(&state, &hosts, &["-q", src.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    // Two items a run recorded and no digest delivered (a killed run).
+    let key = "http://broken.test/gone.xml";
+    let item = |t: &str| wr_feeds::extract::Item {
+        title: t.into(),
+        url: format!("http://broken.test/{t}"),
+        published: None,
+        id: format!("http://broken.test/{t}"),
+    };
+    let mut store = wr_feeds::store::Store::open(&state).unwrap();
+    store
+        .record_items(
+            key,
+            "feed",
+            key,
+            &[item("a"), item("b")],
+            Timestamp::from_secs(1_700_000_000),
+        )
+        .unwrap();
+    let mut row = store.blocklist().unwrap().expect("an adopted blocklist");
+    let fresh = wr(&state, &[], &["status", "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&fresh.stdout).unwrap();
+    assert_eq!(v["blocklist"]["stale"], false, "{v}");
+    row.fetched_at = Timestamp(row.fetched_at.0 - 7 * 3_600_000);
+    store.put_blocklist(&row).unwrap();
+    drop(store);
+
+    let v: serde_json::Value =
+        serde_json::from_slice(&wr(&state, &[], &["status", "--json"]).stdout).unwrap();
+    let line = &v["sources"][0];
+    assert_eq!(line["name"], key, "by its canonical URL: {v}");
+    assert_eq!(line["key"], key, "{v}");
+    assert_eq!(line["items_seen"], 2, "{v}");
+    assert_eq!(line["items_pending"], 2, "{v}");
+    assert_eq!(v["blocklist"]["stale"], true, "{v}");
+    assert!(v["blocklist"]["age_s"].as_u64().unwrap() >= 7 * 3600, "{v}");
+    let table = stdout(&wr(&state, &[], &["status"]));
+    assert!(
+        table.contains("2 items seen, 2 not in a digest yet"),
+        "{table}"
+    );
+    assert!(
+        table.contains("due: the next run fetches it again"),
+        "{table}"
+    );
+}
