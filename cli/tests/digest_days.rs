@@ -568,7 +568,13 @@ fn a_digest_day_stored_ahead_of_the_clock_reads_as_today() {
     let mut store = wr_feeds::store::Store::open(&state).unwrap();
     let at = wr_core::time::Timestamp::from_secs(4_102_444_800);
     store
-        .record_items(&key, "feed", "http://blog.test/rss.xml", &[z.clone()], at)
+        .record_items(
+            &key,
+            "feed",
+            "http://blog.test/rss.xml",
+            std::slice::from_ref(&z),
+            at,
+        )
         .unwrap();
     store
         .mark_reported_on([(key.as_str(), z.id.as_str())], &ahead)
