@@ -18,7 +18,6 @@ use crate::ui::Ui;
 use crate::{CmdResult, Common};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::Duration;
 use wr_feeds::extract::clean_message;
 use wr_feeds::store::Lift;
 
@@ -90,7 +89,8 @@ pub fn run(args: &Args, common: &Common) -> CmdResult {
     // The run lock, only if free and only while writing: no run starts
     // half-way through a reset. A run that holds it is not waited for; it
     // keeps what it already knows until it ends.
-    let lock = wr_feeds::lock::RunLock::acquire(&dir, Duration::ZERO, &mut |_| {});
+    let lock =
+        wr_feeds::lock::RunLock::acquire(&dir, wr_feeds::lock::LockWait::NONE, &mut |_, _| {});
     if lock.is_err() {
         ui.warn(
             "a run is in progress on this state directory: what is reset here takes effect \
