@@ -178,11 +178,19 @@ pub(crate) const fn escape(b: u8) -> [u8; 3] {
 /// This is the fast path: almost every real request path is plain ASCII
 /// without escapes.
 pub fn is_canonical(raw: &[u8]) -> bool {
-    let mut query = false;
-    raw.iter().all(|&b| {
-        query |= b == b'?';
-        b != b'%' && !encodes(b, query)
-    })
+    match raw.iter().position(|&b| stops(b, STOP_PATH)) {
+        None => true,
+        // What the query encodes differs from what the path does.
+        Some(q) if raw[q] == b'?' => !raw[q + 1..].iter().any(|&b| stops(b, STOP_QUERY)),
+        Some(_) => false,
+    }
+}
+
+/// Whether `b` ends a run of octets that stay as they are, in the place
+/// `stop` names (see [`RUN_STOPS`]).
+#[inline(always)]
+fn stops(b: u8, stop: u8) -> bool {
+    RUN_STOPS[usize::from(b)] & stop != 0
 }
 
 /// Feeds the canonical form of `raw` to `out`, one octet at a time.
@@ -202,9 +210,16 @@ pub fn normalize_chunks(raw: &[u8], mut out: impl FnMut(&[u8])) {
     let mut i = 0;
     let mut query = false;
     while i < raw.len() {
+        // A run that stays as it is, by table; the first `?` only changes
+        // what the rest of the value encodes.
+        let stop = if query { STOP_QUERY } else { STOP_PATH };
+        match raw[i..].iter().position(|&b| stops(b, stop)) {
+            Some(k) => i += k,
+            None => break,
+        }
         let b = raw[i];
-        query |= b == b'?';
-        if b != b'%' && !encodes(b, query) {
+        if b == b'?' {
+            query = true;
             i += 1;
             continue;
         }
@@ -329,10 +344,12 @@ fn find_escape_or(first: u8, hay: &[u8]) -> Option<usize> {
         .map(|i| base + i)
 }
 
-/// Where [`Normalized::plain_run`] stops, one bit per place: in the path,
-/// in the query, in the query of the RFC 9309 form. One table lookup per
-/// octet instead of four tests: the runs are the octets of every target
-/// that needs a form.
+/// Where a run of octets that stay as they are in the canonical form ends
+/// ([`Normalized::plain_run`], [`normalize_chunks`], [`is_canonical`]), one
+/// bit per place: in the path (a `?` too, which changes what follows), in
+/// the query, in the query of the RFC 9309 form. One table lookup per octet
+/// instead of four tests: the runs are the octets of every target and rule
+/// value that needs a form.
 const RUN_STOPS: [u8; 256] = {
     let mut t = [0u8; 256];
     let mut b = 0;
@@ -514,7 +531,7 @@ impl<'a> Normalized<'a> {
             (true, true) => STOP_RFC_QUERY,
         };
         rest.iter()
-            .position(|&b| RUN_STOPS[usize::from(b)] & stop != 0)
+            .position(|&b| stops(b, stop))
             .unwrap_or(rest.len())
     }
 
