@@ -115,10 +115,32 @@ fn to_report(src: &sources::Source, r: &wr_feeds::SourceReport) -> SourceReport 
                 title: i.title.clone(),
                 url: i.url.clone(),
                 published: i.published.clone(),
+                also_in: Vec::new(),
             })
             .collect(),
         not_listed: 0,
+        filtered: Vec::new(),
+        listed_elsewhere: 0,
     }
+}
+
+/// The section with only the items the filters keep, and what each
+/// filter left out.
+pub(crate) fn filtered(
+    mut r: SourceReport,
+    global: &crate::filters::Filters,
+    src: &sources::Source,
+) -> SourceReport {
+    use crate::filters::{apply, Scope};
+    let items = std::mem::take(&mut r.items);
+    let (kept, counts) = apply(
+        items,
+        [(global, Scope::Global), (&src.filters, Scope::Source)],
+        |i: &DigestItem| (i.title.as_str(), i.url.as_str()),
+    );
+    r.items = kept;
+    r.filtered = counts;
+    r
 }
 
 /// `denied by robots.txt (R2): ...` -> `robots.txt (R2): ...`.
@@ -240,11 +262,14 @@ pub fn run(args: &Args, common: &Common) -> CmdResult {
             written_at: Timestamp(0),
         })
         .collect();
-    let reports: Vec<SourceReport> = whole
+    // Then filtered (`[filters]`, the source's keep/drop), cut to its
+    // max_items, and each link listed once, under the first source.
+    let mut reports: Vec<SourceReport> = whole
         .into_iter()
         .zip(&active)
-        .map(|(w, s)| w.capped(s.max_items))
+        .map(|(w, s)| filtered(w, &file.filters, s).capped(s.max_items))
         .collect();
+    digest::list_once(&mut reports);
     for r in &reports {
         // With -v every outcome was printed as it happened.
         // A failed or deferred source is an error: `-q` (cron) must show

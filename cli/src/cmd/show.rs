@@ -91,9 +91,12 @@ fn section(
                 title: i.title,
                 url: i.url,
                 published: i.published,
+                also_in: Vec::new(),
             })
             .collect(),
         not_listed: 0,
+        filtered: Vec::new(),
+        listed_elsewhere: 0,
     }
 }
 
