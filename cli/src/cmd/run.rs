@@ -87,11 +87,22 @@ fn to_report(src: &sources::Source, r: &wr_feeds::SourceReport) -> SourceReport 
                 (!r.notes.is_empty()).then(|| r.notes.join("; "))
             },
         ),
-        SourceStatus::Skipped { last_run } => (
+        SourceStatus::Skipped { last_run, by, .. } if by == wr_core::hints::Hint::R8.as_str() => (
             Status::Skipped,
             Some(format!(
                 "fetched less than an hour ago ({}), R8; --force fetches it anyway",
                 digest::rfc3339((*last_run / 1000) as i64)
+            )),
+        ),
+        // A publisher hint (issue #23): when, and which.
+        SourceStatus::Skipped {
+            last_run, until, by
+        } => (
+            Status::Skipped,
+            Some(format!(
+                "fetched {}; the publisher asks for no fetch before {} ({by}); --force fetches it anyway",
+                digest::rfc3339((*last_run / 1000) as i64),
+                digest::rfc3339((*until / 1000) as i64)
             )),
         ),
         s @ (SourceStatus::DeniedBlocklist { .. } | SourceStatus::DeniedRobots { .. }) => {

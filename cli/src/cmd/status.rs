@@ -51,6 +51,12 @@ struct SourceLine {
     /// Items seen that no delivered digest has listed yet: the next
     /// digest lists them.
     items_pending: u64,
+    /// The earliest next fetch, when it is later than now: R8's hour, or
+    /// the publisher's hints (issue #23).
+    next_fetch: Option<String>,
+    /// What set it: `R8 (one fetch per hour)`, `Cache-Control max-age`,
+    /// `RSS ttl`...
+    next_fetch_by: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -162,7 +168,10 @@ fn gather(store: &Store, named: Named, dir: &Path) -> Result<Status, StoreError>
     for (name, key, enabled) in named {
         let row = store.source(&key)?;
         let counts = store.item_counts(&key)?;
+        let (next_fetch, next_fetch_by) = next_fetch(&row, now_ms);
         sources.push(SourceLine {
+            next_fetch,
+            next_fetch_by,
             last_run: row.last_run.map(|t| ms_to_rfc3339(t.0)),
             // A reset source has no last run, and nothing to say of it.
             note: row.last_note.filter(|_| row.last_run.is_some()),
@@ -238,6 +247,18 @@ fn gather(store: &Store, named: Named, dir: &Path) -> Result<Status, StoreError>
     })
 }
 
+/// When the next run may fetch a source, if not now: the later of R8's
+/// hour after its last run and the stored publisher hint (capped as the
+/// pipeline caps it).
+fn next_fetch(row: &wr_feeds::store::SourceRow, now_ms: u64) -> (Option<String>, Option<String>) {
+    match wr_feeds::hints::due(row, Timestamp(now_ms)) {
+        Some((at, by)) if at.0 > now_ms => {
+            (Some(ms_to_rfc3339(at.0)), Some(by.as_str().to_string()))
+        }
+        _ => (None, None),
+    }
+}
+
 fn table(st: &Status) -> String {
     let mut out = format!("state: {}\n", clean_message(&st.state_dir));
     if !st.exists {
@@ -268,6 +289,12 @@ fn table(st: &Status) -> String {
         out.push('\n');
         if let Some(note) = &s.note {
             out.push_str(&format!("  {:w$}  {}\n", "", clean_message(note)));
+        }
+        if let (Some(at), Some(by)) = (&s.next_fetch, &s.next_fetch_by) {
+            out.push_str(&format!(
+                "  {:w$}  next fetch not before {at} ({by}; --force overrides)\n",
+                ""
+            ));
         }
     }
     out.push_str("\nhosts held:\n");
