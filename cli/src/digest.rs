@@ -108,6 +108,10 @@ pub struct SourceReport {
     /// Items of this source listed under an earlier one ([`list_once`]).
     #[serde(skip)]
     pub listed_elsewhere: usize,
+    /// The usage preferences (`Content-Signal`, `Content-Usage`,
+    /// `License`) of the robots.txt of the origin the source was read
+    /// from: what its publisher asks of uses this bot does not make.
+    pub signals: Vec<wr_feeds::SignalReport>,
 }
 
 /// What `reason` says of items a source's `max_items` left out.
@@ -494,6 +498,7 @@ mod tests {
             not_listed: 0,
             filtered: Vec::new(),
             listed_elsewhere: 0,
+            signals: Vec::new(),
         }
     }
 
@@ -820,7 +825,7 @@ mod properties {
         fn any_name_is_one_heading(name in title_chars()) {
             let d = Digest::new(0, "1970-01-01", false, vec![SourceReport {
                 name: name.clone(), url: "https://a/".into(), tags: vec![], status: Status::Ok,
-                reason: None, method: None, items: vec![], not_listed: 0, filtered: vec![], listed_elsewhere: 0,
+                reason: None, method: None, items: vec![], not_listed: 0, filtered: vec![], listed_elsewhere: 0, signals: vec![],
             }]);
             let md = d.to_markdown();
             let headings = Parser::new(&md)

@@ -707,16 +707,7 @@ impl Pipeline {
     /// `License`) of the robots.txt stored for `url`'s origin: kept with
     /// it, as its body is. Empty when none is stored (or it has none).
     pub fn robots_signals(&self, url: &str) -> Result<Vec<SignalReport>, PipelineError> {
-        let target = resolved(url);
-        let Ok(u) = CoreUrl::parse(&target) else {
-            return Ok(Vec::new());
-        };
-        let origin = wr_core::gate::origin_key(&u);
-        Ok(self
-            .store
-            .robots(origin.as_str())?
-            .map(|r| SignalReport::of_body(&r.body))
-            .unwrap_or_default())
+        Ok(robots_signals(&self.store, url)?)
     }
 
     /// The gate's answer for `url` without requesting it. May fetch the
@@ -1241,6 +1232,20 @@ impl Pipeline {
         }
         Ok(Step::Done(report))
     }
+}
+
+/// [`Pipeline::robots_signals`] from a store alone (`status` reads it
+/// without opening a pipeline).
+pub fn robots_signals(store: &Store, url: &str) -> Result<Vec<SignalReport>, StoreError> {
+    let target = resolved(url);
+    let Ok(u) = CoreUrl::parse(&target) else {
+        return Ok(Vec::new());
+    };
+    let origin = wr_core::gate::origin_key(&u);
+    Ok(store
+        .robots(origin.as_str())?
+        .map(|r| SignalReport::of_body(&r.body))
+        .unwrap_or_default())
 }
 
 /// What a feed's reading has to say beyond "ok", for the digest and

@@ -132,6 +132,7 @@ fn to_report(src: &sources::Source, r: &wr_feeds::SourceReport) -> SourceReport 
         not_listed: 0,
         filtered: Vec::new(),
         listed_elsewhere: 0,
+        signals: Vec::new(),
     }
 }
 
@@ -255,7 +256,20 @@ pub fn run(args: &Args, common: &Common) -> CmdResult {
         .iter()
         .copied()
         .zip(&day_sources)
-        .map(|(s, r)| to_report(s, r))
+        .map(|(s, r)| {
+            let mut w = to_report(s, r);
+            // The publisher's usage preferences, from the robots.txt of
+            // the origin the source was read from (or would be).
+            let from = r.fetched_url.as_deref().unwrap_or(s.identity());
+            match pipeline.robots_signals(from) {
+                Ok(signals) => w.signals = signals,
+                Err(e) => ui.warn(&format!(
+                    "the robots.txt signals of `{}` could not be read ({e})",
+                    s.name
+                )),
+            }
+            w
+        })
         .collect();
     let heads: Vec<DigestSource> = whole
         .iter()

@@ -97,6 +97,7 @@ fn section(
         not_listed: 0,
         filtered: Vec::new(),
         listed_elsewhere: 0,
+        signals: Vec::new(),
     }
 }
 

@@ -57,6 +57,10 @@ struct SourceLine {
     /// What set it: `R8 (one fetch per hour)`, `Cache-Control max-age`,
     /// `RSS ttl`...
     next_fetch_by: Option<String>,
+    /// The usage preferences (`Content-Signal`, `Content-Usage`,
+    /// `License`) of the stored robots.txt of the origin it was last
+    /// read from (its feed's or page's before a first fetch).
+    signals: Vec<wr_feeds::SignalReport>,
 }
 
 #[derive(Serialize)]
@@ -169,7 +173,10 @@ fn gather(store: &Store, named: Named, dir: &Path) -> Result<Status, StoreError>
         let row = store.source(&key)?;
         let counts = store.item_counts(&key)?;
         let (next_fetch, next_fetch_by) = next_fetch(&row, now_ms);
+        let signals =
+            wr_feeds::pipeline::robots_signals(store, row.fetched_url.as_deref().unwrap_or(&key))?;
         sources.push(SourceLine {
+            signals,
             next_fetch,
             next_fetch_by,
             last_run: row.last_run.map(|t| ms_to_rfc3339(t.0)),
@@ -289,6 +296,13 @@ fn table(st: &Status) -> String {
         out.push('\n');
         if let Some(note) = &s.note {
             out.push_str(&format!("  {:w$}  {}\n", "", clean_message(note)));
+        }
+        for sig in &s.signals {
+            out.push_str(&format!(
+                "  {:w$}  robots.txt {}\n",
+                "",
+                clean_message(&sig.to_string())
+            ));
         }
         if let (Some(at), Some(by)) = (&s.next_fetch, &s.next_fetch_by) {
             out.push_str(&format!(
