@@ -1221,7 +1221,11 @@ impl Pipeline {
                 notes: Vec::new(),
             },
         };
-        if !matches!(report.status, SourceStatus::Deferred { .. }) {
+        // A deferral is not a run (R8's hour is not spent), but it is
+        // counted, so `status` can say why nothing ran.
+        if let SourceStatus::Deferred { reason, .. } = &report.status {
+            self.store.record_deferral(&job.key, now, reason)?;
+        } else {
             let note = (!report.notes.is_empty()).then(|| report.notes.join("; "));
             self.store
                 .record_run_noted(&job.key, now, report.status.label(), note.as_deref())?;

@@ -69,7 +69,8 @@ CREATE TABLE IF NOT EXISTS hosts(
 CREATE TABLE IF NOT EXISTS sources(
   name TEXT PRIMARY KEY, last_run INTEGER, last_status TEXT, method TEXT, fetched_url TEXT,
   offered_at INTEGER, error_streak INTEGER NOT NULL DEFAULT 0, last_note TEXT,
-  next_fetch INTEGER, next_fetch_by TEXT, feed_hints TEXT);
+  next_fetch INTEGER, next_fetch_by TEXT, feed_hints TEXT,
+  deferred_runs INTEGER NOT NULL DEFAULT 0, deferred_at INTEGER, deferred_reason TEXT);
 CREATE TABLE IF NOT EXISTS items(
   source TEXT NOT NULL, id TEXT NOT NULL, url TEXT NOT NULL, title TEXT NOT NULL,
   published TEXT, first_seen INTEGER NOT NULL, last_seen INTEGER NOT NULL,
@@ -86,7 +87,8 @@ CREATE TABLE IF NOT EXISTS digest_sources(
 /// date when it is opened for writing (or, for a read-only open, once,
 /// before it is read). 2: `hosts.retry_after_until` (issue #18) or
 /// `sources.last_note` (issue #19), each added on its own branch; 3: both;
-/// 4: `sources.next_fetch`, `next_fetch_by`, `feed_hints` (issue #23).
+/// 4: `sources.next_fetch`, `next_fetch_by`, `feed_hints`, `deferred_runs`,
+/// `deferred_at`, `deferred_reason` (issue #23).
 const SCHEMA_VERSION: i64 = 4;
 
 /// A stored robots.txt.
@@ -221,6 +223,13 @@ pub struct SourceRow {
     /// The hints the feed's own elements gave the last time it was read
     /// whole (`ttl`, `sy:*`, `skipHours`, `skipDays`), for a 304 to reuse.
     pub feed_hints: Option<String>,
+    /// Runs in a row that deferred the source (robots.txt unreachable, a
+    /// host held...) since it last ran; 0 once it runs.
+    pub deferred_runs: u32,
+    /// When it was last deferred.
+    pub deferred_at: Option<Timestamp>,
+    /// Why it was last deferred.
+    pub deferred_reason: Option<String>,
 }
 
 /// The digest days `first..=last` (`YYYY-MM-DD`, as the caller counts
@@ -408,10 +417,14 @@ fn migrate(conn: &Connection) -> rusqlite::Result<()> {
     }
     // Stores from before publisher hints (issue #23): no hint is known,
     // R8's hour alone decides until the next fetch.
+    // And from before deferrals were counted: none is known.
     for column in [
         "next_fetch INTEGER",
         "next_fetch_by TEXT",
         "feed_hints TEXT",
+        "deferred_runs INTEGER NOT NULL DEFAULT 0",
+        "deferred_at INTEGER",
+        "deferred_reason TEXT",
     ] {
         let name = column.split(' ').next().unwrap_or(column);
         if !has("sources", name) {
@@ -810,7 +823,8 @@ impl Store {
         self.conn
             .query_row(
                 "SELECT last_run, last_status, method, fetched_url, offered_at, last_note,
-                   next_fetch, next_fetch_by, feed_hints
+                   next_fetch, next_fetch_by, feed_hints, deferred_runs, deferred_at,
+                   deferred_reason
                  FROM sources WHERE name = ?1",
                 [name],
                 |r| {
@@ -824,6 +838,9 @@ impl Store {
                         next_fetch: ts(r.get(6)?),
                         next_fetch_by: r.get(7)?,
                         feed_hints: r.get(8)?,
+                        deferred_runs: u32::try_from(r.get::<_, i64>(9)?).unwrap_or(0),
+                        deferred_at: ts(r.get(10)?),
+                        deferred_reason: r.get(11)?,
                     })
                 },
             )
@@ -855,9 +872,25 @@ impl Store {
                  ON CONFLICT(name) DO UPDATE SET last_run = excluded.last_run,
                    last_status = excluded.last_status,
                    last_note = excluded.last_note,
+                   deferred_runs = 0,
                    error_streak = CASE WHEN excluded.last_status = 'failed'
                                   THEN sources.error_streak + 1 ELSE 0 END",
                 params![name, sql_ts(at), status, note],
+            )
+            .map(|_| ())
+            .map_err(|e| self.err(e))
+    }
+
+    /// Counts a run that deferred `name` (it was not tried: its last run,
+    /// R8's hour, stays as it was), with when and why, for `status`.
+    pub fn record_deferral(&self, name: &str, at: Timestamp, reason: &str) -> Result<()> {
+        self.conn
+            .execute(
+                "INSERT INTO sources(name, deferred_runs, deferred_at, deferred_reason)
+                 VALUES (?1, 1, ?2, ?3)
+                 ON CONFLICT(name) DO UPDATE SET deferred_runs = sources.deferred_runs + 1,
+                   deferred_at = excluded.deferred_at, deferred_reason = excluded.deferred_reason",
+                params![name, sql_ts(at), reason],
             )
             .map(|_| ())
             .map_err(|e| self.err(e))

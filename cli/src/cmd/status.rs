@@ -61,6 +61,12 @@ struct SourceLine {
     /// `License`) of the stored robots.txt of the origin it was last
     /// read from (its feed's or page's before a first fetch).
     signals: Vec<wr_feeds::SignalReport>,
+    /// Runs in a row that deferred it since it last ran (robots.txt
+    /// unreachable, its host held...): it was not tried.
+    deferred_runs: u32,
+    /// When it was last deferred, and why (cleaned).
+    last_deferred: Option<String>,
+    deferred_reason: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -98,6 +104,8 @@ struct Status {
     state_dir: String,
     /// Whether the state directory holds a store at all.
     exists: bool,
+    /// Sources whose last attempt was deferred.
+    deferred: usize,
     sources: Vec<SourceLine>,
     held_hosts: Vec<HostLine>,
     blocklist: Option<BlocklistLine>,
@@ -175,8 +183,18 @@ fn gather(store: &Store, named: Named, dir: &Path) -> Result<Status, StoreError>
         let (next_fetch, next_fetch_by) = next_fetch(&row, now_ms);
         let signals =
             wr_feeds::pipeline::robots_signals(store, row.fetched_url.as_deref().unwrap_or(&key))?;
+        let deferred = row.deferred_runs > 0;
         sources.push(SourceLine {
             signals,
+            deferred_runs: row.deferred_runs,
+            last_deferred: row
+                .deferred_at
+                .filter(|_| deferred)
+                .map(|t| ms_to_rfc3339(t.0)),
+            deferred_reason: row
+                .deferred_reason
+                .filter(|_| deferred)
+                .map(|r| clean_message(&r)),
             next_fetch,
             next_fetch_by,
             last_run: row.last_run.map(|t| ms_to_rfc3339(t.0)),
@@ -248,6 +266,7 @@ fn gather(store: &Store, named: Named, dir: &Path) -> Result<Status, StoreError>
     Ok(Status {
         state_dir: dir.display().to_string(),
         exists: true,
+        deferred: sources.iter().filter(|s| s.deferred_runs > 0).count(),
         sources,
         held_hosts,
         blocklist,
@@ -273,8 +292,20 @@ fn table(st: &Status) -> String {
         return out;
     }
     out.push_str("\nsources:\n");
-    if st.sources.is_empty() {
-        out.push_str("  (none has run yet)\n");
+    // A run where every source was deferred ran none of them (issue #23):
+    // say so, and how many were deferred, not only "never" per line.
+    if st.sources.iter().all(|s| s.last_run.is_none()) {
+        match st.deferred {
+            0 => out.push_str("  (none has run yet)\n"),
+            n => out.push_str(&format!(
+                "  (none has run yet: {n} deferred at their last attempt, see below)\n"
+            )),
+        }
+    } else if st.deferred > 0 {
+        out.push_str(&format!(
+            "  ({} deferred at their last attempt, see below)\n",
+            st.deferred
+        ));
     }
     let names: Vec<String> = st.sources.iter().map(|s| clean_message(&s.name)).collect();
     let w = names.iter().map(|n| n.chars().count()).max().unwrap_or(0);
@@ -296,6 +327,16 @@ fn table(st: &Status) -> String {
         out.push('\n');
         if let Some(note) = &s.note {
             out.push_str(&format!("  {:w$}  {}\n", "", clean_message(note)));
+        }
+        if let (Some(at), Some(why)) = (&s.last_deferred, &s.deferred_reason) {
+            let times = match s.deferred_runs {
+                1 => "once".to_string(),
+                n => format!("{n} runs in a row"),
+            };
+            out.push_str(&format!(
+                "  {:w$}  deferred {times} since its last run, last at {at}: {why}\n",
+                ""
+            ));
         }
         for sig in &s.signals {
             out.push_str(&format!(
@@ -361,6 +402,7 @@ pub fn run(args: &Args, common: &Common) -> CmdResult {
         None => Status {
             state_dir: dir.display().to_string(),
             exists: false,
+            deferred: 0,
             sources: Vec::new(),
             held_hosts: Vec::new(),
             blocklist: None,
