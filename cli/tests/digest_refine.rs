@@ -92,6 +92,13 @@ fn filters_drop_and_each_link_is_listed_once() {
     let o = wr(&state, &hosts, &[src]);
     let md = stdout(&o);
     assert_eq!(o.status.code(), Some(0), "{md}\n{}", stderr(&o));
+    assert!(
+        stderr(&o).contains(
+            "3 sources: 3 ok; 7 new items (2 filtered out, 2 listed under an earlier source); "
+        ),
+        "{}",
+        stderr(&o)
+    );
     // Each link once, under the first source in file order.
     for link in ["news.test/rust-190", "news.test/py4"] {
         assert_eq!(md.matches(link).count(), 1, "{link}:\n{md}");

@@ -363,8 +363,29 @@ pub fn run(args: &Args, common: &Common) -> CmdResult {
     }
     let plural =
         |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+    // What the digest does not list of them (issue #23), said so the
+    // count is not mistaken for the digest's length.
+    let filtered: usize = d
+        .sources
+        .iter()
+        .flat_map(|s| &s.filtered)
+        .map(|f| f.dropped)
+        .sum();
+    let elsewhere: usize = d.sources.iter().map(|s| s.listed_elsewhere).sum();
+    let mut unlisted = Vec::new();
+    if filtered > 0 {
+        unlisted.push(format!("{filtered} filtered out"));
+    }
+    if elsewhere > 0 {
+        unlisted.push(format!("{elsewhere} listed under an earlier source"));
+    }
+    let unlisted = if unlisted.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", unlisted.join(", "))
+    };
     ui.info(&format!(
-        "{}: {}; {items} {} {}; {}{}",
+        "{}: {}; {items} {} {}{unlisted}; {}{}",
         plural(d.sources.len(), "source", "sources"),
         parts.join(", "),
         if args.all { "listed" } else { "new" },
