@@ -198,10 +198,13 @@ impl Digest {
         out.push_str(&format!("# Digest {}\n", self.day));
         for s in &self.sources {
             out.push_str(&format!("\n## {}\n\n", escape_inline(&s.name)));
+            // What the section says before its items, one italic
+            // paragraph each, blank lines between.
+            let mut notes: Vec<String> = Vec::new();
             if s.status != Status::Ok {
                 let reason = s.reason.as_deref().unwrap_or("no reason given");
-                out.push_str(&format!(
-                    "*{}: {}*\n",
+                notes.push(format!(
+                    "{}: {}",
                     s.status.as_str().replace('_', " "),
                     escape_inline(reason)
                 ));
@@ -212,44 +215,44 @@ impl Digest {
             {
                 // Items cut by the source's max_items, a feed read after
                 // repairs or listing nothing: say so.
-                out.push_str(&format!("*{}*\n\n", escape_inline(more)));
+                notes.push(escape_inline(more));
             }
             let dropped: Vec<String> = s
                 .filtered
                 .iter()
                 .filter(|f| f.dropped > 0)
-                .map(|f| f.describe())
+                .map(|f| escape_inline(&f.describe()))
                 .collect();
             if !dropped.is_empty() {
                 let n: usize = s.filtered.iter().map(|f| f.dropped).sum();
-                out.push_str(&format!(
-                    "*Filtered out: {n} ({})*\n\n",
-                    escape_inline(&dropped.join("; "))
-                ));
+                notes.push(format!("Filtered out {n}: {}", dropped.join("; ")));
             }
             if s.listed_elsewhere > 0 {
-                out.push_str(&format!(
-                    "*{} listed under an earlier source.*\n\n",
+                notes.push(format!(
+                    "{} listed under an earlier source.",
                     plural(s.listed_elsewhere, "item", "items")
                 ));
             }
-            if s.items.is_empty() {
-                if s.status == Status::Ok {
-                    let what = if self.selection == "all" {
+            if s.items.is_empty() && s.status == Status::Ok {
+                notes.push(
+                    if self.selection == "all" {
                         "No items offered."
                     } else {
                         "No new items."
-                    };
-                    out.push_str(&format!("*{what}*\n"));
+                    }
+                    .to_string(),
+                );
+            }
+            let notes: Vec<String> = notes.into_iter().map(|n| format!("*{n}*\n")).collect();
+            out.push_str(&notes.join("\n"));
+            if !s.items.is_empty() {
+                if !notes.is_empty() {
+                    out.push('\n');
                 }
-                continue;
-            }
-            if s.status != Status::Ok {
-                out.push('\n');
-            }
-            for item in &s.items {
-                out.push_str(&item_line(item));
-                out.push('\n');
+                for item in &s.items {
+                    out.push_str(&item_line(item));
+                    out.push('\n');
+                }
             }
         }
         out

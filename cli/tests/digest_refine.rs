@@ -114,11 +114,11 @@ fn filters_drop_and_each_link_is_listed_once() {
     // What each filter dropped.
     assert!(!md.contains("VPN") && !md.contains("Cooking"), "{md}");
     assert!(
-        md.contains("*Filtered out: 1 (drop /sponsored/ \\(\\[filters\\]\\): 1)*"),
+        md.contains("*Filtered out 1: drop /sponsored/ \\(\\[filters\\]\\): 1*\n"),
         "{md}"
     );
     assert!(
-        md.contains("*Filtered out: 1 (keep /rust\\|go/ \\(this source\\): 1)*"),
+        md.contains("*Filtered out 1: keep /rust\\|go/ \\(this source\\): 1*\n"),
         "{md}"
     );
     assert!(md.contains("- [Go 2](http://news.test/go2)\n"), "{md}");
