@@ -127,6 +127,14 @@ fn filters_drop_and_each_link_is_listed_once() {
         "{md}"
     );
 
+    // `show` writes the day's digest again as it was written: filtered,
+    // each link once.
+    let shown = wr(&state, &hosts, &["show", src]);
+    assert_eq!(stdout(&shown), md, "{}", stderr(&shown));
+    let json = wr(&state, &hosts, &["--format", "json", src]);
+    let shown = wr(&state, &hosts, &["show", "--format", "json", src]);
+    assert_eq!(stdout(&shown), stdout(&json), "{}", stderr(&shown));
+
     // --all keeps the rule, in JSON too.
     let o = wr(
         &state,

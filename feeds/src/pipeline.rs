@@ -1252,6 +1252,15 @@ pub fn robots_signals(store: &Store, url: &str) -> Result<Vec<SignalReport>, Sto
         .unwrap_or_default())
 }
 
+/// The usage signals of a source (by its key): those of the stored
+/// robots.txt of the origin it was last read from (after redirects), or
+/// of its key's origin before it was ever read. One reading for the
+/// digest, `show` and `status`.
+pub fn source_signals(store: &Store, key: &str) -> Result<Vec<SignalReport>, StoreError> {
+    let row = store.source(key)?;
+    robots_signals(store, row.fetched_url.as_deref().unwrap_or(key))
+}
+
 /// What a feed's reading has to say beyond "ok", for the digest and
 /// `status` (issue #19: no source is "ok" with nothing said when it needed
 /// repairs or listed nothing). Cleaned: repairs quote the document.

@@ -260,8 +260,7 @@ pub fn run(args: &Args, common: &Common) -> CmdResult {
             let mut w = to_report(s, r);
             // The publisher's usage preferences, from the robots.txt of
             // the origin the source was read from (or would be).
-            let from = r.fetched_url.as_deref().unwrap_or(s.identity());
-            match pipeline.robots_signals(from) {
+            match wr_feeds::pipeline::source_signals(pipeline.store(), &r.key) {
                 Ok(signals) => w.signals = signals,
                 Err(e) => ui.warn(&format!(
                     "the robots.txt signals of `{}` could not be read ({e})",

@@ -181,8 +181,7 @@ fn gather(store: &Store, named: Named, dir: &Path) -> Result<Status, StoreError>
         let row = store.source(&key)?;
         let counts = store.item_counts(&key)?;
         let (next_fetch, next_fetch_by) = next_fetch(&row, now_ms);
-        let signals =
-            wr_feeds::pipeline::robots_signals(store, row.fetched_url.as_deref().unwrap_or(&key))?;
+        let signals = wr_feeds::pipeline::source_signals(store, &key)?;
         let deferred = row.deferred_runs > 0;
         sources.push(SourceLine {
             signals,
