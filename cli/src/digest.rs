@@ -75,6 +75,10 @@ pub struct DigestItem {
     pub url: String,
     /// RFC 3339 publication date, when the source gave one.
     pub published: Option<String>,
+    /// The other sources of the digest that carry this link (the same R7
+    /// canonical key), in file order: the item is listed once, under the
+    /// first ([`list_once`]).
+    pub also_in: Vec<String>,
 }
 
 /// One source's section.
@@ -98,6 +102,16 @@ pub struct SourceReport {
     /// Items left out by the source's `max_items` (said in `reason`).
     #[serde(skip)]
     pub not_listed: usize,
+    /// What each filter (`[filters]`, the source's `keep` / `drop`) left
+    /// out of this section.
+    pub filtered: Vec<crate::filters::FilterCount>,
+    /// Items of this source listed under an earlier one ([`list_once`]).
+    #[serde(skip)]
+    pub listed_elsewhere: usize,
+    /// The usage preferences (`Content-Signal`, `Content-Usage`,
+    /// `License`) of the robots.txt of the origin the source was read
+    /// from: what its publisher asks of uses this bot does not make.
+    pub signals: Vec<wr_feeds::SignalReport>,
 }
 
 /// What `reason` says of items a source's `max_items` left out.
@@ -184,10 +198,13 @@ impl Digest {
         out.push_str(&format!("# Digest {}\n", self.day));
         for s in &self.sources {
             out.push_str(&format!("\n## {}\n\n", escape_inline(&s.name)));
+            // What the section says before its items, one italic
+            // paragraph each, blank lines between.
+            let mut notes: Vec<String> = Vec::new();
             if s.status != Status::Ok {
                 let reason = s.reason.as_deref().unwrap_or("no reason given");
-                out.push_str(&format!(
-                    "*{}: {}*\n",
+                notes.push(format!(
+                    "{}: {}",
                     s.status.as_str().replace('_', " "),
                     escape_inline(reason)
                 ));
@@ -198,34 +215,105 @@ impl Digest {
             {
                 // Items cut by the source's max_items, a feed read after
                 // repairs or listing nothing: say so.
-                out.push_str(&format!("*{}*\n\n", escape_inline(more)));
+                notes.push(escape_inline(more));
             }
-            if s.items.is_empty() {
-                if s.status == Status::Ok {
-                    let what = if self.selection == "all" {
+            let dropped: Vec<String> = s
+                .filtered
+                .iter()
+                .filter(|f| f.dropped > 0)
+                .map(|f| escape_inline(&f.describe()))
+                .collect();
+            if !dropped.is_empty() {
+                let n: usize = s.filtered.iter().map(|f| f.dropped).sum();
+                notes.push(format!("Filtered out {n}: {}", dropped.join("; ")));
+            }
+            if s.listed_elsewhere > 0 {
+                notes.push(format!(
+                    "{} listed under an earlier source.",
+                    plural(s.listed_elsewhere, "item", "items")
+                ));
+            }
+            if s.items.is_empty() && s.status == Status::Ok {
+                notes.push(
+                    if self.selection == "all" {
                         "No items offered."
                     } else {
                         "No new items."
-                    };
-                    out.push_str(&format!("*{what}*\n"));
+                    }
+                    .to_string(),
+                );
+            }
+            let notes: Vec<String> = notes.into_iter().map(|n| format!("*{n}*\n")).collect();
+            out.push_str(&notes.join("\n"));
+            if !s.items.is_empty() {
+                if !notes.is_empty() {
+                    out.push('\n');
                 }
-                continue;
-            }
-            if s.status != Status::Ok {
-                out.push('\n');
-            }
-            for item in &s.items {
-                out.push_str(&item_line(item));
-                out.push('\n');
+                for item in &s.items {
+                    out.push_str(&item_line(item));
+                    out.push('\n');
+                }
             }
         }
         out
     }
 }
 
+fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// One item, one listing: an item whose link (by its R7 canonical key)
+/// an earlier section already lists, in file order, is taken out of its
+/// section and that section's name is added to the first's `also_in`
+/// (a link twice in one section is listed once). So a digest of
+/// overlapping feeds lists each link once, under the first source that
+/// has it. Run after filters and `max_items`, so an item never
+/// disappears because a section that would have listed it did not.
+pub fn list_once(sections: &mut [SourceReport]) {
+    use std::collections::HashMap;
+    // canonical key -> (section, index in its items)
+    let mut first: HashMap<String, (usize, usize)> = HashMap::new();
+    for s in 0..sections.len() {
+        let items = std::mem::take(&mut sections[s].items);
+        // `first` points into `kept` for this section's own items; they
+        // are put back before the next section looks.
+        let mut kept = Vec::with_capacity(items.len());
+        for item in items {
+            let key = crate::sources::canonical(&item.url);
+            match first.get(&key) {
+                Some(&(fs, fi)) => {
+                    if fs != s {
+                        let name = sections[s].name.clone();
+                        let also = &mut sections[fs].items[fi].also_in;
+                        if !also.contains(&name) {
+                            also.push(name);
+                        }
+                        sections[s].listed_elsewhere += 1;
+                    }
+                }
+                None => {
+                    first.insert(key, (s, kept.len()));
+                    kept.push(item);
+                }
+            }
+        }
+        sections[s].items = kept;
+    }
+}
+
 /// One `- [title](url)` line; a URL that is not http(s) is shown as text,
-/// never as a link.
+/// never as a link. An item other sources carry too says so after it.
 pub fn item_line(item: &DigestItem) -> String {
+    let line = link_line(item);
+    if item.also_in.is_empty() {
+        return line;
+    }
+    let names: Vec<String> = item.also_in.iter().map(|n| escape_inline(n)).collect();
+    format!("{line} (also in {})", names.join(", "))
+}
+
+fn link_line(item: &DigestItem) -> String {
     let title = if item.title.trim().is_empty() {
         &item.url
     } else {
@@ -433,6 +521,7 @@ mod tests {
             title: title.into(),
             url: url.into(),
             published: None,
+            also_in: Vec::new(),
         }
     }
 
@@ -446,6 +535,9 @@ mod tests {
             method: Some("feed".into()),
             items,
             not_listed: 0,
+            filtered: Vec::new(),
+            listed_elsewhere: 0,
+            signals: Vec::new(),
         }
     }
 
@@ -540,6 +632,66 @@ mod tests {
             "the reason must not become a link: {md}"
         );
         assert_eq!(d.exit_code(), 0);
+    }
+
+    /// Issue #23: a link two sources carry (by its R7 canonical key) is
+    /// listed once, under the first, naming the others.
+    #[test]
+    fn one_link_is_listed_once_under_the_first_source() {
+        let mut sections = vec![
+            report(
+                "A",
+                Status::Ok,
+                vec![
+                    item("One", "https://x.example/1"),
+                    item("Two", "https://x.example/2"),
+                ],
+            ),
+            report(
+                "B",
+                Status::Ok,
+                vec![
+                    item("One again", "HTTPS://X.example:443/1#comments"),
+                    item("Three", "https://x.example/3"),
+                    item("Three twice", "https://x.example/3"),
+                ],
+            ),
+            report("C", Status::Ok, vec![item("One", "https://x.example/1")]),
+        ];
+        list_once(&mut sections);
+        let urls = |s: &SourceReport| s.items.iter().map(|i| i.url.clone()).collect::<Vec<_>>();
+        assert_eq!(
+            urls(&sections[0]),
+            ["https://x.example/1", "https://x.example/2"]
+        );
+        assert_eq!(urls(&sections[1]), ["https://x.example/3"]);
+        assert!(sections[2].items.is_empty());
+        assert_eq!(sections[0].items[0].also_in, ["B", "C"]);
+        assert!(sections[0].items[1].also_in.is_empty());
+        assert_eq!(
+            (sections[1].listed_elsewhere, sections[2].listed_elsewhere),
+            (1, 1)
+        );
+        let d = Digest::new(0, "1970-01-01", false, sections);
+        let md = d.to_markdown();
+        assert!(
+            md.contains("- [One](https://x.example/1) (also in B, C)\n"),
+            "{md}"
+        );
+        assert!(
+            md.contains("\n## C\n\n*1 item listed under an earlier source.*\n"),
+            "{md}"
+        );
+        assert_eq!(links(&md).len(), 3, "{md}");
+        let v: serde_json::Value = serde_json::from_str(&d.to_json()).unwrap();
+        assert_eq!(
+            v["sources"][0]["items"][0]["also_in"],
+            serde_json::json!(["B", "C"])
+        );
+        assert_eq!(
+            v["sources"][0]["items"][1]["also_in"],
+            serde_json::json!([])
+        );
     }
 
     #[test]
@@ -685,7 +837,7 @@ mod properties {
         #[test]
         fn any_title_and_url_stay_one_exact_link(title in title_chars(), path in "[ -~]{0,30}") {
             let url = format!("https://a.example/{path}");
-            let line = item_line(&DigestItem { title: title.clone(), url: url.clone(), published: None });
+            let line = item_line(&DigestItem { title: title.clone(), url: url.clone(), published: None, also_in: vec![] });
             let links = one_link(&format!("# Digest\n\n## S\n\n{line}\n"));
             prop_assert_eq!(links.len(), 1, "{}", line);
             let want_title = if title.trim().is_empty() {
@@ -712,7 +864,7 @@ mod properties {
         fn any_name_is_one_heading(name in title_chars()) {
             let d = Digest::new(0, "1970-01-01", false, vec![SourceReport {
                 name: name.clone(), url: "https://a/".into(), tags: vec![], status: Status::Ok,
-                reason: None, method: None, items: vec![], not_listed: 0,
+                reason: None, method: None, items: vec![], not_listed: 0, filtered: vec![], listed_elsewhere: 0, signals: vec![],
             }]);
             let md = d.to_markdown();
             let headings = Parser::new(&md)

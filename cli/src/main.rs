@@ -6,6 +6,7 @@
 
 mod cmd;
 mod digest;
+mod filters;
 mod opml;
 mod output;
 mod sources;

@@ -396,6 +396,7 @@ pub fn import(text: &str) -> Result<Import, String> {
             tags,
             enabled: !commented,
             max_items: None,
+            filters: Default::default(),
         });
     }
     if !saw_opml {
@@ -470,6 +471,7 @@ mod encoding_and_export {
                 tags: vec!["rust".into(), "news".into()],
                 enabled: true,
                 max_items: None,
+                filters: Default::default(),
             },
             Source {
                 name: "Page only".into(),
@@ -478,6 +480,7 @@ mod encoding_and_export {
                 tags: Vec::new(),
                 enabled: true,
                 max_items: None,
+                filters: Default::default(),
             },
         ];
         let mut sources = sources;
@@ -488,6 +491,7 @@ mod encoding_and_export {
             tags: vec!["a/b".into(), "c,d".into()],
             enabled: false,
             max_items: None,
+            filters: Default::default(),
         });
         let xml = export(&sources, "my\u{1b}[2J sources");
         assert!(!xml.contains('\u{1b}'), "{xml}");

@@ -13,11 +13,17 @@
 //! url = "https://blog.rust-lang.org/"
 //! feed = "https://blog.rust-lang.org/feed.xml"   # optional
 //! tags = ["rust", "lang"]     # optional
+//! keep = ["rust"]             # optional: list only items matching one
+//! drop = ["(?-i)^Ad:"]        # optional: leave out items matching any
 //! ```
+//!
+//! An optional `[filters]` table holds `keep` and `drop` lists for every
+//! source (see [`crate::filters`]).
 //!
 //! Every error names the file, line and column. A file with any error is
 //! refused whole: nothing is fetched.
 
+use crate::filters::{Filters, Pattern};
 use serde::Deserialize;
 use std::collections::HashMap;
 use std::ops::Range;
@@ -41,6 +47,8 @@ pub struct Source {
     /// At most this many items of the source in a digest (the first ones
     /// in the feed's order, normally the newest).
     pub max_items: Option<usize>,
+    /// The source's own `keep` / `drop` patterns.
+    pub filters: Filters,
 }
 
 impl Source {
@@ -97,6 +105,8 @@ pub struct Settings {
 pub struct SourcesFile {
     /// Global settings.
     pub settings: Settings,
+    /// `[filters]`: every source's.
+    pub filters: Filters,
     /// Sources in file order.
     pub sources: Vec<Source>,
 }
@@ -151,6 +161,7 @@ impl LoadError {
 #[serde(deny_unknown_fields)]
 struct RawFile {
     settings: Option<Spanned<RawSettings>>,
+    filters: Option<RawFilters>,
     #[serde(default)]
     source: Vec<Spanned<RawSource>>,
 }
@@ -167,6 +178,13 @@ struct RawSettings {
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
+struct RawFilters {
+    keep: Option<Vec<Spanned<String>>>,
+    drop: Option<Vec<Spanned<String>>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 struct RawSource {
     name: Spanned<String>,
     url: Spanned<String>,
@@ -174,6 +192,8 @@ struct RawSource {
     tags: Option<Vec<Spanned<String>>>,
     enabled: Option<bool>,
     max_items: Option<Spanned<i64>>,
+    keep: Option<Vec<Spanned<String>>>,
+    drop: Option<Vec<Spanned<String>>>,
 }
 
 /// Line and column (1-based, column in characters) of byte `offset`.
@@ -411,6 +431,8 @@ fn field_expects(key: &str) -> Option<&'static str> {
         "max_items" => "a whole number of 1 or more",
         "enabled" => "true or false",
         "tags" => "a list of text in quotes, like [\"rust\", \"news\"]",
+        "keep" | "drop" => "a list of patterns in quotes, like [\"sponsored\", \"(?-i)^Ad:\"]",
+        "filters" => "a table: `[filters]` on a line of its own, then `keep` and `drop` lists",
         "name" | "url" | "feed" | "format" | "output" | "state_dir" | "operator_base" => {
             "text in quotes"
         }
@@ -474,8 +496,8 @@ fn in_words(msg: &str, key: Option<&str>, value: &str) -> String {
     };
     match key {
         // An element of `tags`, not `tags` itself.
-        Some("tags") if expected == "a string" => {
-            format!("each of `tags` must be text in quotes, not {found}")
+        Some(k @ ("tags" | "keep" | "drop")) if expected == "a string" => {
+            format!("each of `{k}` must be text in quotes, not {found}")
         }
         // An element of `source = [...]`, not the list.
         Some("source") if expected.starts_with("struct ") => {
@@ -561,6 +583,10 @@ pub fn parse(path: &Path, text: &str) -> Result<SourcesFile, LoadError> {
             settings.timeout_secs = Some(v as u64);
         }
     }
+    let filters = match raw.filters {
+        Some(f) => compile_filters(&cx, f.keep, f.drop)?,
+        None => Filters::default(),
+    };
     if raw.source.is_empty() {
         return Err(cx.err(
             None,
@@ -650,6 +676,7 @@ pub fn parse(path: &Path, text: &str) -> Result<SourcesFile, LoadError> {
             tags,
             enabled: s.enabled.unwrap_or(true),
             max_items,
+            filters: compile_filters(&cx, s.keep, s.drop)?,
         };
         let id_span = s.feed.as_ref().map_or(s.url.span(), |f| f.span());
         let key = canonical(src.identity());
@@ -667,7 +694,44 @@ pub fn parse(path: &Path, text: &str) -> Result<SourcesFile, LoadError> {
         let _ = i;
         sources.push(src);
     }
-    Ok(SourcesFile { settings, sources })
+    Ok(SourcesFile {
+        settings,
+        filters,
+        sources,
+    })
+}
+
+/// Compiles `keep` and `drop` lists; a bad pattern is refused at its line
+/// and column, with the `regex` crate's reason.
+fn compile_filters(
+    cx: &Ctx<'_>,
+    keep: Option<Vec<Spanned<String>>>,
+    drop: Option<Vec<Spanned<String>>>,
+) -> Result<Filters, LoadError> {
+    let compile = |list: Option<Vec<Spanned<String>>>| -> Result<Vec<Pattern>, LoadError> {
+        let mut out: Vec<Pattern> = Vec::new();
+        for p in list.unwrap_or_default() {
+            let text = p.get_ref();
+            if text.is_empty() {
+                return Err(cx.err(Some(p.span()), "an empty filter pattern matches every item"));
+            }
+            if text.chars().any(char::is_control) {
+                return Err(cx.err(
+                    Some(p.span()),
+                    "a filter pattern must be on one line (write `\\n` for a line break)",
+                ));
+            }
+            let pat = Pattern::new(text).map_err(|m| cx.err(Some(p.span()), m))?;
+            if !out.contains(&pat) {
+                out.push(pat);
+            }
+        }
+        Ok(out)
+    };
+    Ok(Filters {
+        keep: compile(keep)?,
+        drop: compile(drop)?,
+    })
 }
 
 /// Writes `s` as a TOML basic string (quoted and escaped).
@@ -700,6 +764,12 @@ pub fn to_toml(sources: &[Source], header: &str) -> String {
         if !s.tags.is_empty() {
             let tags: Vec<String> = s.tags.iter().map(|t| toml_string(t)).collect();
             out.push_str(&format!("tags = [{}]\n", tags.join(", ")));
+        }
+        for (key, list) in [("keep", &s.filters.keep), ("drop", &s.filters.drop)] {
+            if !list.is_empty() {
+                let pats: Vec<String> = list.iter().map(|p| toml_string(&p.text)).collect();
+                out.push_str(&format!("{key} = [{}]\n", pats.join(", ")));
+            }
         }
     }
     out
@@ -928,7 +998,7 @@ url = "http://b.example/blog"
         let (l, _, m) = at("[setings]\nformat = \"json\"\n");
         assert_eq!(l, 1, "{m}");
         assert!(m.contains("setings"), "{m}");
-        assert!(m.contains("`settings` or `[[source]]`"), "{m}");
+        assert!(m.contains("`settings`, `filters`, `[[source]]`"), "{m}");
     }
 
     #[test]
@@ -1007,6 +1077,7 @@ url = "http://b.example/blog"
                 tags: vec!["a\"b".into(), "c d".into()],
                 enabled: false,
                 max_items: Some(3),
+                filters: Default::default(),
             },
             Source {
                 name: "[[source]]\tname".replace('\t', " "),
@@ -1015,6 +1086,7 @@ url = "http://b.example/blog"
                 tags: vec![],
                 enabled: true,
                 max_items: None,
+                filters: Default::default(),
             },
         ];
         let text = to_toml(&sources, "header\nline two");
@@ -1059,6 +1131,32 @@ url = "http://b.example/blog"
         assert!(m.contains("(RFC 1035)"), "{m}");
         check_url("https://a.example./").unwrap();
         check_url("https://192.0.2.1/").unwrap();
+    }
+
+    /// Issue #23: `[filters]` and a source's keep/drop are compiled, and
+    /// a bad pattern is a config error at its line and column.
+    #[test]
+    fn filters_load_and_bad_patterns_are_located() {
+        let f = p("[filters]\ndrop = [\"sponsored\", \"sponsored\"]\n[[source]]\nname = \"A\"\nurl = \"https://a/\"\nkeep = [\"rust\"]\n").unwrap();
+        assert_eq!(f.filters.drop.len(), 1, "a repeated pattern is kept once");
+        assert_eq!(f.filters.drop[0].text, "sponsored");
+        assert_eq!(f.sources[0].filters.keep[0].text, "rust");
+        assert!(f.sources[0].filters.drop.is_empty());
+        let (l, c, m) = at("[filters]\ndrop = [\"ok\", \"(unclosed\"]\n[[source]]\nname = \"A\"\nurl = \"https://a/\"\n");
+        assert_eq!((l, c), (2, 15), "{m}");
+        assert!(m.starts_with("bad filter pattern `(unclosed`: "), "{m}");
+        assert!(m.contains("unclosed group"), "{m}");
+        let (l, c, m) = at("[[source]]\nname = \"A\"\nurl = \"https://a/\"\nkeep = [\"[z-a]\"]\n");
+        assert_eq!((l, c), (4, 9), "{m}");
+        let (l, c, m) = at("[[source]]\nname = \"A\"\nurl = \"https://a/\"\ndrop = [\"\"]\n");
+        assert_eq!((l, c), (4, 9), "{m}");
+        assert!(m.contains("empty filter pattern"), "{m}");
+        let (l, _, m) =
+            at("[filters]\nkepe = [\"x\"]\n[[source]]\nname = \"A\"\nurl = \"https://a/\"\n");
+        assert_eq!(l, 2, "{m}");
+        assert!(m.contains("unknown field `kepe`"), "{m}");
+        let (_, _, m) = at("[[source]]\nname = \"A\"\nurl = \"https://a/\"\ndrop = [1]\n");
+        assert_eq!(m, "each of `drop` must be text in quotes, not the number 1");
     }
 
     #[test]

@@ -675,7 +675,13 @@ feed = "http://cut-disallow.test/news.xml"
     );
     assert!(md.contains("\n## Cut Disallow\n\n*denied"), "{md}");
     assert_eq!(link_lines(&md, "Open").len(), 2, "{md}");
-    assert_eq!(link_lines(&md, "News").len(), 2, "{md}");
+    // Both serve the same feed: its links are listed once, under the
+    // first source (issue #23), and News says where they went.
+    assert!(link_lines(&md, "News").is_empty(), "{md}");
+    assert!(
+        md.contains("\n## News\n\n*2 items listed under an earlier source.*\n"),
+        "{md}"
+    );
     for (host, target) in [(&allow, "/private/feed.xml"), (&disallow, "/blog/feed.xml")] {
         assert_eq!(host.requests_to("/robots.txt").len(), 1, "{}", host.name);
         let got = host.requests_to(target);

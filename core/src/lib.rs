@@ -42,6 +42,8 @@ pub mod duration;
 pub mod fetch;
 #[cfg(feature = "alloc")]
 pub mod gate;
+#[cfg(feature = "alloc")]
+pub mod hints;
 pub mod http_date;
 pub mod percent;
 pub mod retry_after;

@@ -346,6 +346,9 @@ impl Http {
         let last_modified = header("last-modified");
         let location = header("location").and_then(|l| resolve_location(url, &l));
         let retry_after = header("retry-after");
+        let cache_control = header("cache-control");
+        let expires = header("expires");
+        let date = header("date");
         let mut body = Vec::new();
         let mut reader = resp.body_mut().as_reader().take(req.limit.read_cap());
         reader
@@ -375,6 +378,9 @@ impl Http {
             last_modified,
             location,
             retry_after,
+            cache_control,
+            expires,
+            date,
             body,
             truncated,
         })

@@ -47,7 +47,9 @@
 //!   [`Pipeline::mark_reported`] once they are delivered), `method:
 //!   Option<Method>` (`Feed`, `Markdown`, `LlmsTxt`), `fetched_url` (final
 //!   URL after redirects). [`SourceStatus`] is `Ok { not_modified }`,
-//!   `Skipped { last_run }` (R8, < 1 h ago, no `force`), `DeniedBlocklist`,
+//!   `Skipped { last_run, until, by }` (R8's hour, or a publisher hint
+//!   such as `Cache-Control: max-age` or RSS `ttl`, not over; no `force`),
+//!   `DeniedBlocklist`,
 //!   `DeniedRobots`, `Deferred`, `LeftOut`, `Failed`, each with its reason;
 //!   [`SourceStatus::is_problem`] tells which make the exit status 1.
 //! * [`Pipeline::check`]: the gate's answer for a URL without fetching it.
@@ -74,6 +76,7 @@ pub mod blocklist_doc;
 pub mod clock;
 pub mod config;
 pub mod extract;
+pub mod hints;
 pub mod http;
 pub mod lock;
 pub mod pipeline;

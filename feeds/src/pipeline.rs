@@ -55,6 +55,7 @@ use wr_core::fetch::{
     Stage, Stored,
 };
 use wr_core::gate::{host_key, Decision, Gate, GateConfig, HostKey, WaitReason};
+use wr_core::hints::{Hint, Hints};
 use wr_core::robots::Policy;
 use wr_core::time::Timestamp;
 use wr_core::url::Url as CoreUrl;
@@ -710,16 +711,7 @@ impl Pipeline {
     /// `License`) of the robots.txt stored for `url`'s origin: kept with
     /// it, as its body is. Empty when none is stored (or it has none).
     pub fn robots_signals(&self, url: &str) -> Result<Vec<SignalReport>, PipelineError> {
-        let target = resolved(url);
-        let Ok(u) = CoreUrl::parse(&target) else {
-            return Ok(Vec::new());
-        };
-        let origin = wr_core::gate::origin_key(&u);
-        Ok(self
-            .store
-            .robots(origin.as_str())?
-            .map(|r| SignalReport::of_body(&r.body))
-            .unwrap_or_default())
+        Ok(robots_signals(&self.store, url)?)
     }
 
     /// The gate's answer for `url` without requesting it. May fetch the
@@ -908,7 +900,7 @@ impl Pipeline {
     ) -> Result<Vec<Option<Job>>, PipelineError> {
         let mut jobs: Vec<Option<Job>> = Vec::new();
         for (i, s) in sources.iter().enumerate() {
-            if let Some(report) = self.skipped(s, started, options)? {
+            if let Some(report) = self.skipped(s, started, options, progress)? {
                 progress.event(Event::SourceDone {
                     name: &s.name,
                     status: &report.status,
@@ -980,29 +972,48 @@ impl Pipeline {
         }
     }
 
-    /// R8: the report of a source that ran less than an hour ago, or `None`
-    /// when it is due.
+    /// R8 and the publisher's hints: the report of a source that ran less
+    /// than an hour ago, or before the earliest next fetch its publisher
+    /// allows; `None` when it is due. `force` fetches it anyway, and says
+    /// what it overrides.
     fn skipped(
         &mut self,
         s: &Source,
         started: Timestamp,
         options: RunOptions,
+        progress: &mut dyn Progress,
     ) -> Result<Option<SourceReport>, StoreError> {
         // Instants from the future (a clock that was ahead when they were
         // stored) count as now: they must not stretch a pause by the skew.
         let key = s.key();
         // A store from before sources were keyed by URL knows it by name.
         self.store.adopt_name(&s.name, &key)?;
-        let last = self
-            .store
-            .source(&key)?
-            .last_run
-            .map(|t| clamp_stored(t, started, Duration::ZERO));
-        let Some(last) = last
-            .filter(|&last| !options.force && last.saturating_add(MIN_SOURCE_INTERVAL) > started)
-        else {
+        let row = self.store.source(&key)?;
+        let (Some(last), Some((until, by))) = (
+            row.last_run
+                .map(|t| clamp_stored(t, started, Duration::ZERO)),
+            crate::hints::due(&row, started),
+        ) else {
             return Ok(None);
         };
+        if until <= started {
+            return Ok(None);
+        }
+        if options.force {
+            let what = match by {
+                Hint::R8 => "R8's one fetch per hour".to_string(),
+                other => format!("the publisher's hint ({})", other.as_str()),
+            };
+            self.notice(
+                progress,
+                format!(
+                    "{}: --force fetches it now, overriding {what}: not due before {}",
+                    s.name,
+                    crate::hints::when(until)
+                ),
+            );
+            return Ok(None);
+        }
         // Not fetched, but what an earlier run fetched and never delivered
         // (a failed write, a killed process) is still owed.
         let items = if options.all {
@@ -1013,7 +1024,11 @@ impl Pipeline {
         Ok(Some(SourceReport {
             name: s.name.clone(),
             key,
-            status: SourceStatus::Skipped { last_run: last.0 },
+            status: SourceStatus::Skipped {
+                last_run: last.0,
+                until: until.0,
+                by: by.as_str().to_string(),
+            },
             items,
             method: None,
             fetched_url: None,
@@ -1073,13 +1088,13 @@ impl Pipeline {
     /// Items from a body R9 handed out, how many the feed item cap
     /// dropped and what the reading has to say ([`feed_notes`]), or why
     /// there are none.
-    fn extract(x: &Extract) -> Result<(Vec<Item>, usize, Vec<String>), String> {
+    fn extract(x: &Extract) -> Result<(Vec<Item>, usize, Vec<String>, Hints), String> {
         match x.parser {
             Parser::Feed => {
                 extract::read_feed(&x.response.body, &x.url, x.response.content_type.as_deref())
                     .map(|f| {
                         let notes = feed_notes(&f);
-                        (f.items, f.capped, notes)
+                        (f.items, f.capped, notes, f.hints)
                     })
                     .map_err(|e| e.to_string())
             }
@@ -1087,6 +1102,7 @@ impl Pipeline {
                 extract::markdown(&String::from_utf8_lossy(&x.response.body), &x.url),
                 0,
                 Vec::new(),
+                Hints::default(),
             )),
         }
     }
@@ -1142,13 +1158,16 @@ impl Pipeline {
         };
         let now = self.clock.now();
         let name = job.source.name.clone();
+        // The earliest next fetch a 200 or a 304 allows, with the feed's
+        // own hints to keep (issue #23).
+        let mut paced: Option<((Timestamp, Hint), Option<String>)> = None;
         let report = match event {
             SourceEvent::Extract(x) => match Self::extract(&x) {
                 Err(reason) => {
                     job.fetch.extract_failed(&reason);
                     return Ok(Step::Again(now));
                 }
-                Ok((items, capped, notes)) => {
+                Ok((items, capped, notes, feed_hints)) => {
                     if capped > 0 {
                         self.notice(
                             progress,
@@ -1159,10 +1178,18 @@ impl Pipeline {
                             ),
                         );
                     }
+                    paced = Some((
+                        crate::hints::next_fetch(now, &x.response, &feed_hints),
+                        Some(crate::hints::feed_text(&feed_hints)),
+                    ));
                     self.delivered(&name, &job.key, x, items, notes, options, now)?
                 }
             },
-            SourceEvent::Finished(SourceOutcome::NotModified { method: m, url }) => SourceReport {
+            SourceEvent::Finished(SourceOutcome::NotModified {
+                method: m,
+                url,
+                response,
+            }) => SourceReport {
                 name: name.clone(),
                 key: job.key.clone(),
                 status: SourceStatus::Ok { not_modified: true },
@@ -1175,7 +1202,18 @@ impl Pipeline {
                 },
                 method: Some(method(m)),
                 fetched_url: Some(url),
-                notes: Vec::new(),
+                notes: {
+                    // The document did not change: its own hints still
+                    // hold; the 304's headers may say more.
+                    let feed = self
+                        .store
+                        .source(&job.key)?
+                        .feed_hints
+                        .map(|t| crate::hints::feed_from_text(&t))
+                        .unwrap_or_default();
+                    paced = Some((crate::hints::next_fetch(now, &response, &feed), None));
+                    Vec::new()
+                },
             },
             SourceEvent::Finished(outcome) => SourceReport {
                 name: name.clone(),
@@ -1187,13 +1225,44 @@ impl Pipeline {
                 notes: Vec::new(),
             },
         };
-        if !matches!(report.status, SourceStatus::Deferred { .. }) {
+        // A deferral is not a run (R8's hour is not spent), but it is
+        // counted, so `status` can say why nothing ran.
+        if let SourceStatus::Deferred { reason, .. } = &report.status {
+            self.store.record_deferral(&job.key, now, reason)?;
+        } else {
             let note = (!report.notes.is_empty()).then(|| report.notes.join("; "));
             self.store
                 .record_run_noted(&job.key, now, report.status.label(), note.as_deref())?;
+            if let Some(((at, by), feed)) = paced {
+                self.store
+                    .set_next_fetch(&job.key, at, by.as_str(), feed.as_deref())?;
+            }
         }
         Ok(Step::Done(report))
     }
+}
+
+/// [`Pipeline::robots_signals`] from a store alone (`status` reads it
+/// without opening a pipeline).
+pub fn robots_signals(store: &Store, url: &str) -> Result<Vec<SignalReport>, StoreError> {
+    let target = resolved(url);
+    let Ok(u) = CoreUrl::parse(&target) else {
+        return Ok(Vec::new());
+    };
+    let origin = wr_core::gate::origin_key(&u);
+    Ok(store
+        .robots(origin.as_str())?
+        .map(|r| SignalReport::of_body(&r.body))
+        .unwrap_or_default())
+}
+
+/// The usage signals of a source (by its key): those of the stored
+/// robots.txt of the origin it was last read from (after redirects), or
+/// of its key's origin before it was ever read. One reading for the
+/// digest, `show` and `status`.
+pub fn source_signals(store: &Store, key: &str) -> Result<Vec<SignalReport>, StoreError> {
+    let row = store.source(key)?;
+    robots_signals(store, row.fetched_url.as_deref().unwrap_or(key))
 }
 
 /// What a feed's reading has to say beyond "ok", for the digest and

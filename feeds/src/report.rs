@@ -39,10 +39,16 @@ pub enum SourceStatus {
         /// The server answered 304 (R7).
         not_modified: bool,
     },
-    /// R8: the source ran less than an hour ago; not fetched (use `force`).
+    /// R8: the source ran less than an hour ago, or its publisher asked
+    /// for a longer pause (issue #23); not fetched (use `force`).
     Skipped {
         /// When it last ran (Unix ms).
         last_run: u64,
+        /// The earliest next fetch (Unix ms).
+        until: u64,
+        /// What set it: `wr_core::hints::Hint::as_str` (R8's hour, or a
+        /// publisher hint).
+        by: String,
     },
     /// R3: the host (or a redirect target) is on the operator blocklist.
     DeniedBlocklist {
@@ -139,9 +145,13 @@ impl fmt::Display for SourceStatus {
                 not_modified: false,
             } => f.write_str("ok"),
             SourceStatus::Ok { not_modified: true } => f.write_str("not modified (304)"),
-            SourceStatus::Skipped { .. } => {
+            SourceStatus::Skipped { by, .. } if by == wr_core::hints::Hint::R8.as_str() => {
                 f.write_str("skipped: fetched less than an hour ago (R8; --force to override)")
             }
+            SourceStatus::Skipped { by, .. } => write!(
+                f,
+                "skipped: the publisher asks for no fetch this soon ({by}; --force to override)"
+            ),
             SourceStatus::DeniedBlocklist { url, domain } => {
                 write!(
                     f,

@@ -68,7 +68,9 @@ CREATE TABLE IF NOT EXISTS hosts(
   retry_after_until INTEGER, retry_after_asked INTEGER);
 CREATE TABLE IF NOT EXISTS sources(
   name TEXT PRIMARY KEY, last_run INTEGER, last_status TEXT, method TEXT, fetched_url TEXT,
-  offered_at INTEGER, error_streak INTEGER NOT NULL DEFAULT 0, last_note TEXT);
+  offered_at INTEGER, error_streak INTEGER NOT NULL DEFAULT 0, last_note TEXT,
+  next_fetch INTEGER, next_fetch_by TEXT, feed_hints TEXT,
+  deferred_runs INTEGER NOT NULL DEFAULT 0, deferred_at INTEGER, deferred_reason TEXT);
 CREATE TABLE IF NOT EXISTS items(
   source TEXT NOT NULL, id TEXT NOT NULL, url TEXT NOT NULL, title TEXT NOT NULL,
   published TEXT, first_seen INTEGER NOT NULL, last_seen INTEGER NOT NULL,
@@ -85,8 +87,11 @@ CREATE TABLE IF NOT EXISTS digest_sources(
 /// date when it is opened for writing (or, for a read-only open, once,
 /// before it is read). 2: `hosts.retry_after_until` (issue #18) or
 /// `sources.last_note` (issue #19), each added on its own branch; 3: both;
-/// 4: `hosts.retry_after_asked` (issue #20, a capped Retry-After).
-const SCHEMA_VERSION: i64 = 4;
+/// 4: `hosts.retry_after_asked` (issue #20, a capped Retry-After) or
+/// `sources.next_fetch`, `next_fetch_by`, `feed_hints`, `deferred_runs`,
+/// `deferred_at`, `deferred_reason` (issue #23), each on its own branch;
+/// 5: both.
+const SCHEMA_VERSION: i64 = 5;
 
 /// A stored robots.txt.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -230,6 +235,20 @@ pub struct SourceRow {
     /// What the last run had to say beyond its status (`read after
     /// repairs: ...`, `zero entries: ...`).
     pub last_note: Option<String>,
+    /// The earliest next fetch the publisher's hints allow (issue #23).
+    pub next_fetch: Option<Timestamp>,
+    /// The rule that set it (`wr_core::hints::Hint::as_str`).
+    pub next_fetch_by: Option<String>,
+    /// The hints the feed's own elements gave the last time it was read
+    /// whole (`ttl`, `sy:*`, `skipHours`, `skipDays`), for a 304 to reuse.
+    pub feed_hints: Option<String>,
+    /// Runs in a row that deferred the source (robots.txt unreachable, a
+    /// host held...) since it last ran; 0 once it runs.
+    pub deferred_runs: u32,
+    /// When it was last deferred.
+    pub deferred_at: Option<Timestamp>,
+    /// Why it was last deferred.
+    pub deferred_reason: Option<String>,
 }
 
 /// The digest days `first..=last` (`YYYY-MM-DD`, as the caller counts
@@ -478,6 +497,22 @@ fn migrate(conn: &Connection) -> rusqlite::Result<()> {
     // `RETRY_AFTER_CAP` and was capped (issue #20).
     if !has("hosts", "retry_after_asked") {
         conn.execute_batch("ALTER TABLE hosts ADD COLUMN retry_after_asked INTEGER")?;
+    }
+    // Stores from before publisher hints (issue #23): no hint is known,
+    // R8's hour alone decides until the next fetch.
+    // And from before deferrals were counted: none is known.
+    for column in [
+        "next_fetch INTEGER",
+        "next_fetch_by TEXT",
+        "feed_hints TEXT",
+        "deferred_runs INTEGER NOT NULL DEFAULT 0",
+        "deferred_at INTEGER",
+        "deferred_reason TEXT",
+    ] {
+        let name = column.split(' ').next().unwrap_or(column);
+        if !has("sources", name) {
+            conn.execute_batch(&format!("ALTER TABLE sources ADD COLUMN {column}"))?;
+        }
     }
     let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
     if version < SCHEMA_VERSION {
@@ -985,7 +1020,9 @@ impl Store {
     pub fn source(&self, name: &str) -> Result<SourceRow> {
         self.conn
             .query_row(
-                "SELECT last_run, last_status, method, fetched_url, offered_at, last_note
+                "SELECT last_run, last_status, method, fetched_url, offered_at, last_note,
+                   next_fetch, next_fetch_by, feed_hints, deferred_runs, deferred_at,
+                   deferred_reason
                  FROM sources WHERE name = ?1",
                 [name],
                 |r| {
@@ -996,6 +1033,12 @@ impl Store {
                         fetched_url: r.get(3)?,
                         offered_at: ts(r.get(4)?),
                         last_note: r.get(5)?,
+                        next_fetch: ts(r.get(6)?),
+                        next_fetch_by: r.get(7)?,
+                        feed_hints: r.get(8)?,
+                        deferred_runs: u32::try_from(r.get::<_, i64>(9)?).unwrap_or(0),
+                        deferred_at: ts(r.get(10)?),
+                        deferred_reason: r.get(11)?,
                     })
                 },
             )
@@ -1027,9 +1070,49 @@ impl Store {
                  ON CONFLICT(name) DO UPDATE SET last_run = excluded.last_run,
                    last_status = excluded.last_status,
                    last_note = excluded.last_note,
+                   deferred_runs = 0,
                    error_streak = CASE WHEN excluded.last_status = 'failed'
                                   THEN sources.error_streak + 1 ELSE 0 END",
                 params![name, sql_ts(at), status, note],
+            )
+            .map(|_| ())
+            .map_err(|e| self.err(e))
+    }
+
+    /// Counts a run that deferred `name` (it was not tried: its last run,
+    /// R8's hour, stays as it was), with when and why, for `status`.
+    pub fn record_deferral(&self, name: &str, at: Timestamp, reason: &str) -> Result<()> {
+        self.conn
+            .execute(
+                "INSERT INTO sources(name, deferred_runs, deferred_at, deferred_reason)
+                 VALUES (?1, 1, ?2, ?3)
+                 ON CONFLICT(name) DO UPDATE SET deferred_runs = sources.deferred_runs + 1,
+                   deferred_at = excluded.deferred_at, deferred_reason = excluded.deferred_reason",
+                params![name, sql_ts(at), reason],
+            )
+            .map(|_| ())
+            .map_err(|e| self.err(e))
+    }
+
+    /// Records the earliest next fetch of `name` and the rule that set it
+    /// (publisher hints, issue #23); `feed_hints` replaces the stored
+    /// feed-element hints when given (a body was read), and keeps them when
+    /// `None` (a 304: the document did not change).
+    pub fn set_next_fetch(
+        &self,
+        name: &str,
+        at: Timestamp,
+        by: &str,
+        feed_hints: Option<&str>,
+    ) -> Result<()> {
+        self.conn
+            .execute(
+                "INSERT INTO sources(name, next_fetch, next_fetch_by, feed_hints)
+                 VALUES (?1, ?2, ?3, ?4)
+                 ON CONFLICT(name) DO UPDATE SET next_fetch = excluded.next_fetch,
+                   next_fetch_by = excluded.next_fetch_by,
+                   feed_hints = coalesce(excluded.feed_hints, sources.feed_hints)",
+                params![name, sql_ts(at), by, feed_hints],
             )
             .map(|_| ())
             .map_err(|e| self.err(e))
@@ -1091,8 +1174,10 @@ impl Store {
     pub fn reset_source(&self, name: &str) -> Result<bool> {
         self.conn
             .execute(
-                "UPDATE sources SET last_run = NULL, last_status = NULL, error_streak = 0
-                 WHERE name = ?1 AND (last_run IS NOT NULL OR error_streak > 0)",
+                "UPDATE sources SET last_run = NULL, last_status = NULL, error_streak = 0,
+                   next_fetch = NULL, next_fetch_by = NULL
+                 WHERE name = ?1
+                   AND (last_run IS NOT NULL OR error_streak > 0 OR next_fetch IS NOT NULL)",
                 [name],
             )
             .map(|n| n > 0)
@@ -1963,6 +2048,48 @@ mod tests {
                 pending: 0
             }
         );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// Issue #23: a store from before publisher hints (schema 3, no
+    /// `next_fetch` columns) opens, knows no hint, takes one, and a reset
+    /// forgets it with the last run.
+    #[test]
+    fn a_store_from_before_hints_gains_them_and_reset_forgets_them() {
+        let dir = std::env::temp_dir().join(format!("wr-store-hints-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let old = Connection::open(dir.join(crate::config::DB_FILE)).unwrap();
+        old.execute_batch(
+            "CREATE TABLE sources(name TEXT PRIMARY KEY, last_run INTEGER, last_status TEXT,
+               method TEXT, fetched_url TEXT, offered_at INTEGER,
+               error_streak INTEGER NOT NULL DEFAULT 0, last_note TEXT);
+             INSERT INTO sources(name, last_run, last_status) VALUES ('src', 1000, 'ok');
+             PRAGMA user_version = 3;",
+        )
+        .unwrap();
+        drop(old);
+        let s = Store::open(&dir).unwrap();
+        let row = s.source("src").unwrap();
+        assert_eq!(row.last_run, Some(Timestamp(1000)));
+        assert_eq!((row.next_fetch, row.next_fetch_by), (None, None));
+        s.set_next_fetch("src", Timestamp(9000), "RSS ttl", Some("90 - - 0 0"))
+            .unwrap();
+        // A 304 keeps the feed's hints.
+        s.set_next_fetch("src", Timestamp(9500), "RSS ttl", None)
+            .unwrap();
+        let row = s.source("src").unwrap();
+        assert_eq!(row.next_fetch, Some(Timestamp(9500)));
+        assert_eq!(row.next_fetch_by.as_deref(), Some("RSS ttl"));
+        assert_eq!(row.feed_hints.as_deref(), Some("90 - - 0 0"));
+        let version: i64 = s
+            .conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(version, SCHEMA_VERSION);
+        assert!(s.reset_source("src").unwrap());
+        let row = s.source("src").unwrap();
+        assert_eq!((row.last_run, row.next_fetch), (None, None));
         let _ = std::fs::remove_dir_all(&dir);
     }
 

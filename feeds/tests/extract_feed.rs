@@ -525,3 +525,36 @@ fn a_large_atom_feed_keeps_every_rule() {
         .iter()
         .all(|i| i.url.starts_with("https://a.test/e/")));
 }
+
+/// Issue #23: the channel's own pace (RSS `ttl`, the syndication module's
+/// `sy:updatePeriod` / `sy:updateFrequency`, `skipHours`, `skipDays`) is
+/// read as publisher hints; an `hour` or `day` outside its list, an
+/// item's `ttl` or a value that does not parse gives none.
+#[test]
+fn channel_hints_are_read() {
+    let rss = r#"<?xml version="1.0"?>
+<rss version="2.0" xmlns:sy="http://purl.org/rss/1.0/modules/syndication/">
+<channel><title>t</title><link>https://a.example/</link>
+<ttl> 90 </ttl>
+<sy:updatePeriod>Daily</sy:updatePeriod><sy:updateFrequency>2</sy:updateFrequency>
+<skipHours><hour>0</hour><hour>23</hour><hour>24</hour><hour>x</hour></skipHours>
+<skipDays><day>Saturday</day><day>sunday</day><day>Funday</day></skipDays>
+<hour>5</hour>
+<item><title>a</title><link>https://a.example/1</link><ttl>5</ttl></item>
+</channel></rss>"#;
+    let f = wr_feeds::extract::read_feed(rss.as_bytes(), "https://a.example/feed", None).unwrap();
+    assert_eq!(f.items.len(), 1);
+    let h = f.hints;
+    assert_eq!(h.ttl_min, Some(90));
+    assert_eq!(h.sy_period_s, Some(86_400));
+    assert_eq!(h.sy_frequency, Some(2));
+    // 0, 23 and 24 (midnight again); hour 5 outside skipHours is not one.
+    assert_eq!(h.skip_hours, 1 | (1 << 23));
+    assert_eq!(h.skip_days, (1 << 5) | (1 << 6));
+    assert_eq!((h.max_age_s, h.expires_in_s), (None, None));
+
+    let atom = r#"<feed xmlns="http://www.w3.org/2005/Atom"><title>t</title>
+<entry><title>a</title><link href="https://a.example/1"/></entry></feed>"#;
+    let f = wr_feeds::extract::read_feed(atom.as_bytes(), "https://a.example/feed", None).unwrap();
+    assert_eq!(f.hints, wr_core::hints::Hints::default());
+}

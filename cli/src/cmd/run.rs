@@ -87,11 +87,22 @@ fn to_report(src: &sources::Source, r: &wr_feeds::SourceReport) -> SourceReport 
                 (!r.notes.is_empty()).then(|| r.notes.join("; "))
             },
         ),
-        SourceStatus::Skipped { last_run } => (
+        SourceStatus::Skipped { last_run, by, .. } if by == wr_core::hints::Hint::R8.as_str() => (
             Status::Skipped,
             Some(format!(
                 "fetched less than an hour ago ({}), R8; --force fetches it anyway",
                 digest::rfc3339((*last_run / 1000) as i64)
+            )),
+        ),
+        // A publisher hint (issue #23): when, and which.
+        SourceStatus::Skipped {
+            last_run, until, by
+        } => (
+            Status::Skipped,
+            Some(format!(
+                "fetched {}; the publisher asks for no fetch before {} ({by}); --force fetches it anyway",
+                digest::rfc3339((*last_run / 1000) as i64),
+                digest::rfc3339((*until / 1000) as i64)
             )),
         ),
         s @ (SourceStatus::DeniedBlocklist { .. } | SourceStatus::DeniedRobots { .. }) => {
@@ -115,10 +126,33 @@ fn to_report(src: &sources::Source, r: &wr_feeds::SourceReport) -> SourceReport 
                 title: i.title.clone(),
                 url: i.url.clone(),
                 published: i.published.clone(),
+                also_in: Vec::new(),
             })
             .collect(),
         not_listed: 0,
+        filtered: Vec::new(),
+        listed_elsewhere: 0,
+        signals: Vec::new(),
     }
+}
+
+/// The section with only the items the filters keep, and what each
+/// filter left out.
+pub(crate) fn filtered(
+    mut r: SourceReport,
+    global: &crate::filters::Filters,
+    src: &sources::Source,
+) -> SourceReport {
+    use crate::filters::{apply, Scope};
+    let items = std::mem::take(&mut r.items);
+    let (kept, counts) = apply(
+        items,
+        [(global, Scope::Global), (&src.filters, Scope::Source)],
+        |i: &DigestItem| (i.title.as_str(), i.url.as_str()),
+    );
+    r.items = kept;
+    r.filtered = counts;
+    r
 }
 
 /// `denied by robots.txt (R2): ...` -> `robots.txt (R2): ...`.
@@ -306,7 +340,19 @@ pub fn run(args: &Args, common: &Common) -> CmdResult {
         .iter()
         .copied()
         .zip(&day_sources)
-        .map(|(s, r)| to_report(s, r))
+        .map(|(s, r)| {
+            let mut w = to_report(s, r);
+            // The publisher's usage preferences, from the robots.txt of
+            // the origin the source was read from (or would be).
+            match wr_feeds::pipeline::source_signals(pipeline.store(), &r.key) {
+                Ok(signals) => w.signals = signals,
+                Err(e) => ui.warn(&format!(
+                    "the robots.txt signals of `{}` could not be read ({e})",
+                    s.name
+                )),
+            }
+            w
+        })
         .collect();
     let heads: Vec<DigestSource> = whole
         .iter()
@@ -324,11 +370,14 @@ pub fn run(args: &Args, common: &Common) -> CmdResult {
             written_at: Timestamp(0),
         })
         .collect();
-    let reports: Vec<SourceReport> = whole
+    // Then filtered (`[filters]`, the source's keep/drop), cut to its
+    // max_items, and each link listed once, under the first source.
+    let mut reports: Vec<SourceReport> = whole
         .into_iter()
         .zip(&active)
-        .map(|(w, s)| w.capped(s.max_items))
+        .map(|(w, s)| filtered(w, &file.filters, s).capped(s.max_items))
         .collect();
+    digest::list_once(&mut reports);
     for r in &reports {
         // With -v every outcome was printed as it happened.
         // A failed or deferred source is an error: `-q` (cron) must show
@@ -416,8 +465,29 @@ pub fn run(args: &Args, common: &Common) -> CmdResult {
     }
     let plural =
         |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+    // What the digest does not list of them (issue #23), said so the
+    // count is not mistaken for the digest's length.
+    let filtered: usize = d
+        .sources
+        .iter()
+        .flat_map(|s| &s.filtered)
+        .map(|f| f.dropped)
+        .sum();
+    let elsewhere: usize = d.sources.iter().map(|s| s.listed_elsewhere).sum();
+    let mut unlisted = Vec::new();
+    if filtered > 0 {
+        unlisted.push(format!("{filtered} filtered out"));
+    }
+    if elsewhere > 0 {
+        unlisted.push(format!("{elsewhere} listed under an earlier source"));
+    }
+    let unlisted = if unlisted.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", unlisted.join(", "))
+    };
     ui.info(&format!(
-        "{}: {}; {items} {} {}; {}{}",
+        "{}: {}; {items} {} {}{unlisted}; {}{}",
         plural(d.sources.len(), "source", "sources"),
         parts.join(", "),
         if args.all { "listed" } else { "new" },

@@ -91,9 +91,13 @@ fn section(
                 title: i.title,
                 url: i.url,
                 published: i.published,
+                also_in: Vec::new(),
             })
             .collect(),
         not_listed: 0,
+        filtered: Vec::new(),
+        listed_elsewhere: 0,
+        signals: Vec::new(),
     }
 }
 
@@ -165,10 +169,13 @@ pub fn run(args: &Args, common: &Common) -> CmdResult {
     };
     // `--since` gathers: no day's outcomes, no day's cut.
     let one_day = since.is_none();
-    let sections = match &file {
+    let mut sections = match &file {
         Some(f) => from_file(&store, f, &range, &heads, one_day)?,
         None => from_store(&store, &range, &heads, one_day)?,
     };
+    // As the digest listed them: each link once, under the first source
+    // (issue #23).
+    digest::list_once(&mut sections);
     // A day no digest was made: saying so (exit 1), not an empty digest
     // with exit 0. Items an older store reported without days still
     // count as that day's digest.
@@ -206,7 +213,10 @@ fn from_file(
         let key = s.key();
         let head = heads.iter().find(|h| h.source == key);
         let items = store.day_items(&key, range).map_err(store_err)?;
-        let section = section(&s.name, &s.url, &s.tags, head, items);
+        let mut section = section(&s.name, &s.url, &s.tags, head, items);
+        section.signals = signals(store, &key)?;
+        // The file's filters, as the digest applied them.
+        let section = crate::cmd::run::filtered(section, &file.filters, s);
         out.push(if one_day {
             section.capped(s.max_items)
         } else {
@@ -214,6 +224,13 @@ fn from_file(
         });
     }
     Ok(out)
+}
+
+/// The usage signals of the robots.txt stored for the origin the source
+/// was last read from (its key, a canonical URL, before any fetch): what
+/// the digest showed, as `status` does.
+fn signals(store: &Store, key: &str) -> Result<Vec<wr_feeds::SignalReport>, CliError> {
+    wr_feeds::pipeline::source_signals(store, key).map_err(store_err)
 }
 
 /// The sections of the day's digest as it was written (names, pages and
@@ -229,7 +246,9 @@ fn from_store(
     let mut out = Vec::new();
     for h in heads {
         let items = store.day_items(&h.source, range).map_err(store_err)?;
-        out.push(section(&h.name, &h.url, &h.tags, Some(h), items).capped(to_usize(h.max_items)));
+        let mut section = section(&h.name, &h.url, &h.tags, Some(h), items);
+        section.signals = signals(store, &h.source)?;
+        out.push(section.capped(to_usize(h.max_items)));
     }
     for key in store.day_item_sources(range).map_err(store_err)? {
         if heads.iter().any(|h| h.source == key) {

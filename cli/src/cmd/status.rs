@@ -51,6 +51,22 @@ struct SourceLine {
     /// Items seen that no delivered digest has listed yet: the next
     /// digest lists them.
     items_pending: u64,
+    /// The earliest next fetch, when it is later than now: R8's hour, or
+    /// the publisher's hints (issue #23).
+    next_fetch: Option<String>,
+    /// What set it: `R8 (one fetch per hour)`, `Cache-Control max-age`,
+    /// `RSS ttl`...
+    next_fetch_by: Option<String>,
+    /// The usage preferences (`Content-Signal`, `Content-Usage`,
+    /// `License`) of the stored robots.txt of the origin it was last
+    /// read from (its feed's or page's before a first fetch).
+    signals: Vec<wr_feeds::SignalReport>,
+    /// Runs in a row that deferred it since it last ran (robots.txt
+    /// unreachable, its host held...): it was not tried.
+    deferred_runs: u32,
+    /// When it was last deferred, and why (cleaned).
+    last_deferred: Option<String>,
+    deferred_reason: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -93,6 +109,8 @@ struct Status {
     state_dir: String,
     /// Whether the state directory holds a store at all.
     exists: bool,
+    /// Sources whose last attempt was deferred.
+    deferred: usize,
     sources: Vec<SourceLine>,
     held_hosts: Vec<HostLine>,
     blocklist: Option<BlocklistLine>,
@@ -180,7 +198,22 @@ fn gather(store: &Store, named: Named, dir: &Path) -> Result<Status, StoreError>
     for (name, key, enabled) in named {
         let row = store.source(&key)?;
         let counts = store.item_counts(&key)?;
+        let (next_fetch, next_fetch_by) = next_fetch(&row, now_ms);
+        let signals = wr_feeds::pipeline::source_signals(store, &key)?;
+        let deferred = row.deferred_runs > 0;
         sources.push(SourceLine {
+            signals,
+            deferred_runs: row.deferred_runs,
+            last_deferred: row
+                .deferred_at
+                .filter(|_| deferred)
+                .map(|t| ms_to_rfc3339(t.0)),
+            deferred_reason: row
+                .deferred_reason
+                .filter(|_| deferred)
+                .map(|r| clean_message(&r)),
+            next_fetch,
+            next_fetch_by,
             last_run: row.last_run.map(|t| ms_to_rfc3339(t.0)),
             // A reset source has no last run, and nothing to say of it.
             note: row.last_note.filter(|_| row.last_run.is_some()),
@@ -208,6 +241,7 @@ fn gather(store: &Store, named: Named, dir: &Path) -> Result<Status, StoreError>
     Ok(Status {
         state_dir: dir.display().to_string(),
         exists: true,
+        deferred: sources.iter().filter(|s| s.deferred_runs > 0).count(),
         sources,
         held_hosts,
         blocklist,
@@ -269,6 +303,18 @@ pub(super) fn held_hosts(store: &Store, now_ms: u64) -> Result<Vec<HostLine>, St
     Ok(held_hosts)
 }
 
+/// When the next run may fetch a source, if not now: the later of R8's
+/// hour after its last run and the stored publisher hint (capped as the
+/// pipeline caps it).
+fn next_fetch(row: &wr_feeds::store::SourceRow, now_ms: u64) -> (Option<String>, Option<String>) {
+    match wr_feeds::hints::due(row, Timestamp(now_ms)) {
+        Some((at, by)) if at.0 > now_ms => {
+            (Some(ms_to_rfc3339(at.0)), Some(by.as_str().to_string()))
+        }
+        _ => (None, None),
+    }
+}
+
 fn table(st: &Status) -> String {
     let mut out = format!("state: {}\n", clean_message(&st.state_dir));
     if !st.exists {
@@ -276,8 +322,20 @@ fn table(st: &Status) -> String {
         return out;
     }
     out.push_str("\nsources:\n");
-    if st.sources.is_empty() {
-        out.push_str("  (none has run yet)\n");
+    // A run where every source was deferred ran none of them (issue #23):
+    // say so, and how many were deferred, not only "never" per line.
+    if st.sources.iter().all(|s| s.last_run.is_none()) {
+        match st.deferred {
+            0 => out.push_str("  (none has run yet)\n"),
+            n => out.push_str(&format!(
+                "  (none has run yet: {n} deferred at their last attempt, see below)\n"
+            )),
+        }
+    } else if st.deferred > 0 {
+        out.push_str(&format!(
+            "  ({} deferred at their last attempt, see below)\n",
+            st.deferred
+        ));
     }
     let names: Vec<String> = st.sources.iter().map(|s| clean_message(&s.name)).collect();
     let w = names.iter().map(|n| n.chars().count()).max().unwrap_or(0);
@@ -299,6 +357,29 @@ fn table(st: &Status) -> String {
         out.push('\n');
         if let Some(note) = &s.note {
             out.push_str(&format!("  {:w$}  {}\n", "", clean_message(note)));
+        }
+        if let (Some(at), Some(why)) = (&s.last_deferred, &s.deferred_reason) {
+            let times = match s.deferred_runs {
+                1 => "once".to_string(),
+                n => format!("{n} runs in a row"),
+            };
+            out.push_str(&format!(
+                "  {:w$}  deferred {times} since its last run, last at {at}: {why}\n",
+                ""
+            ));
+        }
+        for sig in &s.signals {
+            out.push_str(&format!(
+                "  {:w$}  robots.txt {}\n",
+                "",
+                clean_message(&sig.to_string())
+            ));
+        }
+        if let (Some(at), Some(by)) = (&s.next_fetch, &s.next_fetch_by) {
+            out.push_str(&format!(
+                "  {:w$}  next fetch not before {at} ({by}; --force overrides)\n",
+                ""
+            ));
         }
     }
     out.push_str("\nhosts held:\n");
@@ -363,6 +444,7 @@ pub fn run(args: &Args, common: &Common) -> CmdResult {
         None => Status {
             state_dir: dir.display().to_string(),
             exists: false,
+            deferred: 0,
             sources: Vec::new(),
             held_hosts: Vec::new(),
             blocklist: None,

@@ -127,6 +127,13 @@ pub struct Response {
     pub location: Option<String>,
     /// `Retry-After`, as sent.
     pub retry_after: Option<String>,
+    /// `Cache-Control`, as sent: its `max-age` is a publisher hint
+    /// ([`crate::hints`]).
+    pub cache_control: Option<String>,
+    /// `Expires`, as sent (a publisher hint).
+    pub expires: Option<String>,
+    /// `Date`, as sent: what `Expires` is measured from.
+    pub date: Option<String>,
     /// Body (cut at the limit for robots.txt, see `truncated`).
     pub body: Vec<u8>,
     /// Whether the body was cut at [`BodyLimit::Robots`].

@@ -98,6 +98,9 @@ pub enum SourceOutcome {
         method: Stage,
         /// The URL that answered.
         url: String,
+        /// The 304 itself: its `Cache-Control` and `Expires` are the
+        /// publisher's hints for the next fetch.
+        response: Response,
     },
     /// R3 refused `url`.
     DeniedBlocklist {
@@ -276,6 +279,7 @@ impl SourceFetch {
             (stage, 304) => finished(SourceOutcome::NotModified {
                 method: sent_kind.as_deref().and_then(Stage::parse).unwrap_or(stage),
                 url,
+                response,
             }),
             (Stage::Feed, 200..=299) if kind == ContentKind::Html => {
                 finished(SourceOutcome::Failed {

@@ -62,6 +62,10 @@ pub struct FeedExtract {
     /// one line per kind with its first place; untrusted text (it quotes
     /// the document), cleaned by the caller before it is shown.
     pub repairs: Vec<String>,
+    /// The publisher's pace from the feed's own elements (RSS `ttl`,
+    /// `sy:updatePeriod` / `sy:updateFrequency`, `skipHours`,
+    /// `skipDays`); the header fields are left empty (issue #23).
+    pub hints: wr_core::hints::Hints,
 }
 
 /// One entry of a feed as read, before entries become items (no
@@ -131,17 +135,18 @@ pub fn read_feed(
 ) -> Result<FeedExtract, ExtractError> {
     let mut out = Dedup::default();
     let mut skipped = 0usize;
-    let (format, entries, repairs) = read(body, final_url, content_type, &mut |e: Entry| {
-        let Some(link) = e.link else {
-            skipped += 1;
-            return;
-        };
-        out.push(&link, &e.title, e.published);
-        // Trimmed as it grows, so memory stays at twice the cap.
-        if out.items.len() >= 2 * MAX_FEED_ITEMS {
-            out.keep_newest(MAX_FEED_ITEMS);
-        }
-    })?;
+    let (format, entries, repairs, hints) =
+        read(body, final_url, content_type, &mut |e: Entry| {
+            let Some(link) = e.link else {
+                skipped += 1;
+                return;
+            };
+            out.push(&link, &e.title, e.published);
+            // Trimmed as it grows, so memory stays at twice the cap.
+            if out.items.len() >= 2 * MAX_FEED_ITEMS {
+                out.keep_newest(MAX_FEED_ITEMS);
+            }
+        })?;
     out.keep_newest(MAX_FEED_ITEMS);
     Ok(FeedExtract {
         entries,
@@ -151,6 +156,7 @@ pub fn read_feed(
         items: out.items,
         format,
         repairs,
+        hints,
     })
 }
 
@@ -168,7 +174,7 @@ pub fn feed_entries(
     content_type: Option<&str>,
 ) -> Result<FeedEntries, ExtractError> {
     let mut entries = Vec::new();
-    let (format, _, repairs) = read(body, final_url, content_type, &mut |e: Entry| {
+    let (format, _, repairs, _) = read(body, final_url, content_type, &mut |e: Entry| {
         entries.push(FeedEntry {
             title: super::clean_title(&e.title),
             link: e.link.map(String::from),
@@ -189,7 +195,7 @@ fn read(
     final_url: &str,
     content_type: Option<&str>,
     sink: &mut dyn FnMut(Entry),
-) -> Result<(&'static str, usize, Vec<String>), ExtractError> {
+) -> Result<(&'static str, usize, Vec<String>, wr_core::hints::Hints), ExtractError> {
     let base = url::Url::parse(final_url).map_err(|e| ExtractError::BadBaseUrl {
         url: final_url.to_owned(),
         reason: e.to_string(),
@@ -201,12 +207,15 @@ fn read(
         .trim_start_matches(|c: char| c.is_whitespace() || c == '\u{feff}')
         .as_bytes()
         .first();
-    let (format, entries) = match first {
+    let (format, entries, hints) = match first {
         Some(b'<') => {
             let r = xml::read(&text, &base, &mut repairs, sink)?;
-            (r.format, r.entries)
+            (r.format, r.entries, r.hints)
         }
-        Some(b'{') => json::read(text.as_bytes(), &base, sink)?,
+        Some(b'{') => {
+            let (format, entries) = json::read(text.as_bytes(), &base, sink)?;
+            (format, entries, wr_core::hints::Hints::default())
+        }
         Some(_) => {
             return Err(ExtractError::NotAFeed(
                 "neither XML nor JSON: RSS, Atom and JSON Feed start with '<' or '{'".into(),
@@ -214,5 +223,5 @@ fn read(
         }
         None => return Err(ExtractError::NotAFeed("the body is empty".into())),
     };
-    Ok((format, entries, repairs.into_lines()))
+    Ok((format, entries, repairs.into_lines(), hints))
 }

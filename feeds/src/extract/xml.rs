@@ -39,6 +39,9 @@ pub(super) struct Read {
     pub(super) format: &'static str,
     /// Entries read whole.
     pub(super) entries: usize,
+    /// The publisher's pace, from the channel's `ttl`, `sy:updatePeriod`,
+    /// `sy:updateFrequency`, `skipHours` and `skipDays` (issue #23).
+    pub(super) hints: wr_core::hints::Hints,
 }
 
 /// The most text kept of one element (a title, a link, a date): a title
@@ -82,6 +85,8 @@ enum Ns {
     Rdf,
     /// RSS 0.90's own namespace.
     Rss090,
+    /// The RSS 1.0 syndication module (`sy:updatePeriod`...).
+    Sy,
     /// Anything else.
     Other,
 }
@@ -99,6 +104,7 @@ impl Ns {
                     b"media" => Ns::Media,
                     b"atom" => Ns::Atom10,
                     b"rdf" => Ns::Rdf,
+                    b"sy" => Ns::Sy,
                     _ => Ns::Other,
                 }
             }
@@ -124,6 +130,8 @@ impl Ns {
             | b"http://purl.org/dc/terms/" => Ns::Dc,
             b"http://search.yahoo.com/mrss/" | b"http://search.yahoo.com/mrss" => Ns::Media,
             b"http://www.w3.org/1999/02/22-rdf-syntax-ns#" => Ns::Rdf,
+            b"http://purl.org/rss/1.0/modules/syndication/"
+            | b"http://purl.org/rss/1.0/modules/syndication" => Ns::Sy,
             _ => Ns::Other,
         }
     }
@@ -174,6 +182,23 @@ enum Target {
     },
     Published,
     Updated,
+    /// A channel element that tells the publisher's pace.
+    Hint(HintField),
+}
+
+/// The channel elements read as publisher hints (issue #23).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum HintField {
+    /// RSS `<ttl>`: minutes.
+    Ttl,
+    /// `sy:updatePeriod`.
+    Period,
+    /// `sy:updateFrequency`.
+    Frequency,
+    /// `<skipHours><hour>`.
+    Hour,
+    /// `<skipDays><day>`.
+    Day,
 }
 
 /// The text of an element being read.
@@ -395,6 +420,7 @@ struct Reader<'t, 'f> {
     external_dtd: bool,
     /// Where the event being handled starts.
     pos: usize,
+    hints: wr_core::hints::Hints,
 }
 
 /// Reads `text` (a document starting with `<`), handing each entry to
@@ -428,6 +454,7 @@ pub(super) fn read(
         entities: Vec::new(),
         external_dtd: false,
         pos: 0,
+        hints: wr_core::hints::Hints::default(),
     };
     let mut reader = quick_xml::NsReader::from_str(text);
     let config = reader.config_mut();
@@ -577,6 +604,18 @@ impl Reader<'_, '_> {
             return Ok(Ok(()));
         }
         let Some(entry) = &mut self.entry else {
+            if let Some(field) = self.hint_field(ns, local, depth) {
+                self.capture = Some(Capture {
+                    depth,
+                    target: Target::Hint(field),
+                    kind: TitleKind::Text,
+                    base64: false,
+                    text: String::new(),
+                    markup: String::new(),
+                    skip: None,
+                });
+                return Ok(Ok(()));
+            }
             if ns.is_feed() && (local == "item" || local == "entry") {
                 let mut entry = EntryState::new(depth);
                 // CDF (and some RSS 0.9x) give an item's page as `href`.
@@ -639,6 +678,7 @@ impl Reader<'_, '_> {
             Target::Permalink { .. } => entry.permalink.is_some(),
             Target::Published => entry.published.is_some(),
             Target::Updated => entry.updated.is_some(),
+            Target::Hint(_) => true,
         };
         if done {
             return Ok(Ok(()));
@@ -950,8 +990,54 @@ impl Reader<'_, '_> {
         }
     }
 
+    /// The publisher hint an element outside any entry carries: RSS's
+    /// `ttl`, `sy:updatePeriod` / `sy:updateFrequency` anywhere in the
+    /// channel, and an `hour` or `day` directly inside `skipHours` or
+    /// `skipDays`.
+    fn hint_field(&self, ns: Ns, local: &str, depth: usize) -> Option<HintField> {
+        let parent = || {
+            let name = self.name_at(depth.checked_sub(2)?);
+            let mut buf = [0u8; LOCAL_MAX];
+            let p = lowercase_local(name.rsplit(|&b| b == b':').next().unwrap_or(name), &mut buf);
+            Some(p.to_string())
+        };
+        match (ns, local) {
+            (Ns::Rss, "ttl") => Some(HintField::Ttl),
+            (Ns::Sy, "updateperiod") => Some(HintField::Period),
+            (Ns::Sy, "updatefrequency") => Some(HintField::Frequency),
+            (Ns::Rss, "hour") if parent().as_deref() == Some("skiphours") => Some(HintField::Hour),
+            (Ns::Rss, "day") if parent().as_deref() == Some("skipdays") => Some(HintField::Day),
+            _ => None,
+        }
+    }
+
+    /// A hint element's text, read leniently: what does not parse gives no
+    /// hint (never an error: a hint only ever delays a fetch).
+    fn hint(&mut self, field: HintField, text: &str) {
+        use wr_core::hints::{skip_day, sy_period};
+        let text = text.trim();
+        let number = || text.parse::<u64>().ok();
+        let h = &mut self.hints;
+        match field {
+            HintField::Ttl => h.ttl_min = h.ttl_min.or(number()),
+            HintField::Period => h.sy_period_s = h.sy_period_s.or(sy_period(text)),
+            HintField::Frequency => h.sy_frequency = h.sy_frequency.or(number()),
+            HintField::Hour => {
+                // RSS 2.0: 0-23; some feeds write 24 for midnight.
+                if let Some(hour) = number().filter(|&n| n <= 24) {
+                    h.skip_hours |= 1 << (hour % 24);
+                }
+            }
+            HintField::Day => h.skip_days |= skip_day(text).unwrap_or(0),
+        }
+    }
+
     /// A captured element ended: its text goes where it belongs.
     fn captured(&mut self, c: Capture) {
+        if let Target::Hint(field) = c.target {
+            self.hint(field, &c.text);
+            return;
+        }
         let Some(entry) = &mut self.entry else {
             return;
         };
@@ -980,6 +1066,7 @@ impl Reader<'_, '_> {
             }
             Target::Published => entry.published = date::rfc3339(&c.text),
             Target::Updated => entry.updated = date::rfc3339(&c.text),
+            Target::Hint(_) => {}
         }
     }
 
@@ -1019,6 +1106,7 @@ impl Reader<'_, '_> {
         Ok(Read {
             format: self.format,
             entries: self.entries,
+            hints: self.hints,
         })
     }
 }
