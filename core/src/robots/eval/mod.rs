@@ -103,6 +103,175 @@ fn span(
     matcher::match_span(r.spec, subject)
 }
 
+/// A request target in each reading's form (`None`: the canonical one),
+/// with the filters each form has gathered so far.
+struct Forms<'s> {
+    canon: Subj<'s>,
+    rfc: Option<Subj<'s>>,
+    google: Option<Subj<'s>>,
+    canon_len: usize,
+    canon_set: LazySet,
+    rfc_set: LazySet,
+    google_set: LazySet,
+}
+
+/// How the walk finds the rules a target's keys admit.
+#[derive(Clone, Copy)]
+enum Keys<'h> {
+    /// One form for every rule and the target: only the canonical keys
+    /// are scanned, in one tight loop.
+    One,
+    /// A target that is its own form in every reading, with some rule
+    /// whose form differs: the canonical keys are scanned in the tight
+    /// loop, and the few listed rules with forms of their own are weighed
+    /// in every form at their place in rule order.
+    Listed,
+    /// Every form's keys, against the three forms' heads (built by the
+    /// caller: moved into the walk, they were copied).
+    Every(&'h [Head; 3]),
+}
+
+/// The walk over the rules a target's keys admit, in rule order: which
+/// rule comes next, and in which forms its key admits the target.
+struct Walk<'h> {
+    keys: Keys<'h>,
+    canon_head: &'h Head,
+    /// The second key's table for the tight scan of a large file.
+    t2: Option<[u64; 8]>,
+    /// Whether the RFC 9309 and Google forms need keys of their own: not
+    /// when neither the target nor any rule changes in that form.
+    rfc_keys: bool,
+    google_keys: bool,
+    /// The next listed rule with a form of its own, a cursor.
+    own_k: usize,
+    own_next: Option<usize>,
+    /// The next rule from `next` on that the canonical keys admit, once
+    /// known (`Some(None)`: none is left).
+    admitted: Option<Option<usize>>,
+    /// The next rule with literal octets after a `*` (see
+    /// [`RuleSet::star_need`]), a cursor.
+    need_k: usize,
+    need_next: Option<(usize, u64)>,
+    next: usize,
+}
+
+impl<'h> Walk<'h> {
+    // Always inlined (but in wasm32, for its size budget), as everything
+    // the loop calls: the walk's state then stays in registers.
+    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
+    fn new<'a, R: RuleSet<'a>>(
+        rules: R,
+        canon_head: &'h Head,
+        forms: &Forms<'_>,
+        heads: &'h mut Option<[Head; 3]>,
+    ) -> Walk<'h> {
+        let rfc_keys = forms.rfc.is_some() || rules.has_alt(Form::Rfc);
+        let google_keys = forms.google.is_some() || rules.has_alt(Form::Google);
+        let keys = if !rfc_keys && !google_keys {
+            Keys::One
+        } else if R::OWN_FORM_LIST && forms.rfc.is_none() && forms.google.is_none() {
+            Keys::Listed
+        } else {
+            Keys::Every(heads.insert([
+                *canon_head,
+                forms.rfc.map_or(*canon_head, Subj::head),
+                forms.google.map_or(*canon_head, Subj::head),
+            ]))
+        };
+        Walk {
+            own_next: match keys {
+                Keys::Listed => rules.own_form_rule(0),
+                _ => None,
+            },
+            keys,
+            canon_head,
+            t2: (rules.len() >= R::SECOND_TABLE_FROM).then(|| Head::table(canon_head.k2)),
+            rfc_keys,
+            google_keys,
+            own_k: 0,
+            admitted: None,
+            need_k: 0,
+            need_next: rules.star_need(0),
+            next: 0,
+        }
+    }
+
+    /// The next rule some form's key admits, and in which forms (spec,
+    /// RFC 9309, Google).
+    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
+    fn next_rule<'a, R: RuleSet<'a>>(&mut self, rules: R) -> Option<(usize, [bool; 3])> {
+        let found = match self.keys {
+            Keys::Listed => self.next_listed(rules),
+            Keys::One => rules
+                .next_admitted(self.next, self.canon_head, self.t2.as_ref())
+                .map(|i| (i, [true; 3])),
+            Keys::Every(heads) => {
+                rules.next_admitted_forms(self.next, heads, [self.rfc_keys, self.google_keys])
+            }
+        };
+        if let Some((i, _)) = found {
+            self.next = i + 1;
+        }
+        found
+    }
+
+    /// [`Walk::next_rule`] when the canonical keys are scanned and the
+    /// rules with forms of their own are listed apart.
+    fn next_listed<'a, R: RuleSet<'a>>(&mut self, rules: R) -> Option<(usize, [bool; 3])> {
+        while self.next < rules.len() {
+            let c = match self.admitted {
+                Some(Some(c)) if c >= self.next => Some(c),
+                Some(None) => None,
+                _ => {
+                    let c = rules.next_admitted(self.next, self.canon_head, self.t2.as_ref());
+                    self.admitted = Some(c);
+                    c
+                }
+            };
+            let o = match (c, self.own_next) {
+                (None, None) => return None,
+                (Some(c), None) => return Some((c, [true; 3])),
+                (Some(c), Some(o)) if c < o => return Some((c, [true; 3])),
+                (_, Some(o)) => o,
+            };
+            self.own_k += 1;
+            self.own_next = rules.own_form_rule(self.own_k);
+            let head = self.canon_head;
+            let a_spec = rules.admits(o, Form::Spec, head);
+            let a_rfc = if self.rfc_keys {
+                rules.admits(o, Form::Rfc, head)
+            } else {
+                a_spec
+            };
+            let a_google = if self.google_keys {
+                rules.admits(o, Form::Google, head)
+            } else {
+                a_spec
+            };
+            if a_spec || a_rfc || a_google {
+                return Some((o, [a_spec, a_rfc, a_google]));
+            }
+            self.next = o + 1;
+        }
+        None
+    }
+
+    /// The classes rule `i`'s octets after a `*` need (`0`: none known).
+    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
+    fn need<'a, R: RuleSet<'a>>(&mut self, rules: R, i: usize) -> u64 {
+        loop {
+            match self.need_next {
+                Some((j, _)) if j < i => {
+                    self.need_k += 1;
+                    self.need_next = rules.star_need(self.need_k);
+                }
+                Some((j, need)) if j == i => return need,
+                _ => return 0,
+            }
+        }
+    }
+}
+
 /// Evaluates every reading over `rules`. `rfc` and `google` are `None`
 /// when the target's form is its canonical one.
 fn evaluate<'a, R: RuleSet<'a>>(
@@ -112,147 +281,24 @@ fn evaluate<'a, R: RuleSet<'a>>(
     google: Option<Subj<'_>>,
 ) -> Verdict<'a> {
     let canon_head = &canon.head();
-    // The second key's table for the tight scan of a large file.
-    let t2 = (rules.len() >= R::SECOND_TABLE_FROM).then(|| Head::table(canon_head.k2));
-    let canon_len = matcher::Subject::remaining(canon);
-    let mut canon_set = LazySet::NEW;
-    let mut rfc_set = LazySet::NEW;
-    let mut google_set = LazySet::NEW;
-    // When neither the target nor any rule changes in a form, that form's
-    // keys and matches are the canonical ones.
-    let rfc_keys = rfc.is_some() || rules.has_alt(Form::Rfc);
-    let google_keys = google.is_some() || rules.has_alt(Form::Google);
+    let mut forms = Forms {
+        canon,
+        rfc,
+        google,
+        canon_len: matcher::Subject::remaining(canon),
+        canon_set: LazySet::NEW,
+        rfc_set: LazySet::NEW,
+        google_set: LazySet::NEW,
+    };
+    let mut heads = None;
+    let mut walk = Walk::new(rules, canon_head, &forms, &mut heads);
     let mut best: [Option<Best>; 3] = [None; 3];
-    // With one form for every rule and the target, only the canonical
-    // keys are scanned, in one tight loop.
-    let one_form = !rfc_keys && !google_keys;
-    // A target that is its own form in every reading, with some rule
-    // whose form differs: the canonical keys are scanned in the tight
-    // loop, and the few listed rules with forms of their own are weighed
-    // in every form at their place in rule order.
-    let listed = R::OWN_FORM_LIST && !one_form && rfc.is_none() && google.is_none();
-    // The three forms' heads, for the scan of every form's keys.
-    let heads = (!one_form && !listed).then(|| {
-        [
-            *canon_head,
-            rfc.map_or(*canon_head, Subj::head),
-            google.map_or(*canon_head, Subj::head),
-        ]
-    });
-    // The next rule with literal octets after a `*` (see
-    // [`RuleSet::star_need`]), a cursor in rule order.
-    let mut need_k = 0;
-    let mut need_next = rules.star_need(0);
-    let mut own_k = 0;
-    let mut own_next = if listed { rules.own_form_rule(0) } else { None };
-    // The next rule from `next` on that the canonical keys admit, once
-    // known (`Some(None)`: none is left).
-    let mut admitted: Option<Option<usize>> = None;
-    let mut next = 0;
-    while next < rules.len() {
-        let (i, a_spec, a_rfc, a_google) = if listed {
-            let c = match admitted {
-                Some(Some(c)) if c >= next => Some(c),
-                Some(None) => None,
-                _ => {
-                    let c = rules.next_admitted(next, canon_head, t2.as_ref());
-                    admitted = Some(c);
-                    c
-                }
-            };
-            match (c, own_next) {
-                (None, None) => break,
-                (Some(c), None) => (c, true, true, true),
-                (Some(c), Some(o)) if c < o => (c, true, true, true),
-                (_, Some(o)) => {
-                    own_k += 1;
-                    own_next = rules.own_form_rule(own_k);
-                    let a_spec = rules.admits(o, Form::Spec, canon_head);
-                    let a_rfc = if rfc_keys {
-                        rules.admits(o, Form::Rfc, canon_head)
-                    } else {
-                        a_spec
-                    };
-                    let a_google = if google_keys {
-                        rules.admits(o, Form::Google, canon_head)
-                    } else {
-                        a_spec
-                    };
-                    if !(a_spec || a_rfc || a_google) {
-                        next = o + 1;
-                        continue;
-                    }
-                    (o, a_spec, a_rfc, a_google)
-                }
-            }
-        } else if one_form {
-            match rules.next_admitted(next, canon_head, t2.as_ref()) {
-                Some(i) => (i, true, true, true),
-                None => break,
-            }
-        } else if let Some(heads) = &heads {
-            match rules.next_admitted_forms(next, heads, [rfc_keys, google_keys]) {
-                Some((i, [a_spec, a_rfc, a_google])) => (i, a_spec, a_rfc, a_google),
-                None => break,
-            }
-        } else {
+    while walk.next < rules.len() {
+        let Some((i, admits)) = walk.next_rule(rules) else {
             break;
         };
-        next = i + 1;
-        let need = loop {
-            match need_next {
-                Some((j, _)) if j < i => {
-                    need_k += 1;
-                    need_next = rules.star_need(need_k);
-                }
-                Some((j, need)) if j == i => break need,
-                _ => break 0,
-            }
-        };
-        let r = rules.view(i);
-        let floor = |n: usize| if r.cut { n.max(r.floor) } else { n };
-        let spec_span = if a_spec && (r.readings & IN_SPEC != 0 || r.google_same) {
-            span(&r, canon, &mut canon_set, need)
-        } else {
-            None
-        };
-        if r.readings & IN_SPEC != 0 {
-            if let Some(s) = spec_span {
-                consider(&mut best[0], spec_priority(&r, s, canon_len), i, r.kind);
-            }
-            let rfc_hit = match rfc {
-                None if r.rfc_same => spec_span.is_some(),
-                _ => {
-                    let set = if rfc.is_some() {
-                        &mut rfc_set
-                    } else {
-                        &mut canon_set
-                    };
-                    let need = if r.rfc_same { need } else { 0 };
-                    a_rfc && hit(&r, Form::Rfc, rfc.unwrap_or(canon), set, need)
-                }
-            };
-            if rfc_hit {
-                consider(&mut best[1], floor(r.rfc.len()), i, r.kind);
-            }
-        }
-        if r.readings & IN_GOOGLE != 0 {
-            let google_hit = match google {
-                None if r.google_same => spec_span.is_some(),
-                _ => {
-                    let set = if google.is_some() {
-                        &mut google_set
-                    } else {
-                        &mut canon_set
-                    };
-                    let need = if r.google_same { need } else { 0 };
-                    a_google && hit(&r, Form::Google, google.unwrap_or(canon), set, need)
-                }
-            };
-            if google_hit {
-                consider(&mut best[2], floor(r.google.len()), i, r.kind);
-            }
-        }
+        let need = walk.need(rules, i);
+        weigh(&mut best, &rules.view(i), i, admits, need, &mut forms);
     }
     for (reading, b) in Reading::ALL.into_iter().zip(best) {
         if let Some(b) = b {
@@ -262,6 +308,62 @@ fn evaluate<'a, R: RuleSet<'a>>(
         }
     }
     verdict(best[0].map(|b| rules.view(b.rule)), Reading::Spec)
+}
+
+/// Weighs rule `r` (index `i`) in every reading it belongs to, in the
+/// forms whose keys admit the target (`admits`: spec, RFC 9309, Google).
+#[cfg_attr(not(target_arch = "wasm32"), inline(always))]
+fn weigh(
+    best: &mut [Option<Best>; 3],
+    r: &RuleView<'_>,
+    i: usize,
+    [a_spec, a_rfc, a_google]: [bool; 3],
+    need: u64,
+    f: &mut Forms<'_>,
+) {
+    let floor = |n: usize| if r.cut { n.max(r.floor) } else { n };
+    let spec_span = if a_spec && (r.readings & IN_SPEC != 0 || r.google_same) {
+        span(r, f.canon, &mut f.canon_set, need)
+    } else {
+        None
+    };
+    if r.readings & IN_SPEC != 0 {
+        if let Some(s) = spec_span {
+            consider(&mut best[0], spec_priority(r, s, f.canon_len), i, r.kind);
+        }
+        let rfc_hit = match f.rfc {
+            None if r.rfc_same => spec_span.is_some(),
+            _ => {
+                let set = if f.rfc.is_some() {
+                    &mut f.rfc_set
+                } else {
+                    &mut f.canon_set
+                };
+                let need = if r.rfc_same { need } else { 0 };
+                a_rfc && hit(r, Form::Rfc, f.rfc.unwrap_or(f.canon), set, need)
+            }
+        };
+        if rfc_hit {
+            consider(&mut best[1], floor(r.rfc.len()), i, r.kind);
+        }
+    }
+    if r.readings & IN_GOOGLE != 0 {
+        let google_hit = match f.google {
+            None if r.google_same => spec_span.is_some(),
+            _ => {
+                let set = if f.google.is_some() {
+                    &mut f.google_set
+                } else {
+                    &mut f.canon_set
+                };
+                let need = if r.google_same { need } else { 0 };
+                a_google && hit(r, Form::Google, f.google.unwrap_or(f.canon), set, need)
+            }
+        };
+        if google_hit {
+            consider(&mut best[2], floor(r.google.len()), i, r.kind);
+        }
+    }
 }
 
 fn verdict(rule: Option<RuleView<'_>>, reading: Reading) -> Verdict<'_> {
