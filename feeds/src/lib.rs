@@ -74,6 +74,7 @@ pub mod blocklist_doc;
 pub mod clock;
 pub mod config;
 pub mod extract;
+pub mod fleet;
 pub mod http;
 pub mod lock;
 pub mod pipeline;
