@@ -143,6 +143,10 @@ if pttl > 0 then return {'wait', tostring(math.min(pttl, math.max(num(ARGV[2]), 
 local slot = num(h[1])
 if slot > now then return {'wait', tostring(slot - now), ''} end
 local spacing = math.max(num(ARGV[2]), num(h[4]))
+if not h[1] and redis.call('EXISTS', KEYS[5]) == 1 then
+  local grace = num(redis.call('GET', KEYS[4])) + num(ARGV[3]) + spacing
+  if grace > now then return {'wait', tostring(grace - now), ''} end
+end
 redis.call('SET', KEYS[2], ARGV[1], 'PX', ARGV[3])
 redis.call('HSET', KEYS[1], 'slot', tostring(now + spacing), 'prev_slot', tostring(slot))
 redis.call('PEXPIRE', KEYS[1], math.max(hold, now + spacing) - now + 86400000)
@@ -150,6 +154,22 @@ redis.call('LPUSH', KEYS[3], ARGV[1] .. ' ' .. tostring(now))
 redis.call('LTRIM', KEYS[3], 0, 9)
 redis.call('PEXPIRE', KEYS[3], 86400000)
 return {'go', '0', ''}
+"#;
+
+/// Joins the fleet's epoch: `wr:epoch` holds the instant (Redis's clock)
+/// this Redis first served the fleet, set by whoever comes first. A
+/// machine that remembers another epoch (ARGV[1]) knows Redis lost the
+/// fleet's state (a restart without persistence): it sets `wr:epoch:lost`,
+/// and from then on a host with no slot in Redis waits out, counted from
+/// the epoch, the longest a request made before the loss could still
+/// occupy it (a lease and a spacing) instead of going at once.
+const JOIN: &str = r#"
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+redis.call('SET', KEYS[1], tostring(now), 'NX')
+local id = redis.call('GET', KEYS[1])
+if ARGV[1] ~= '' and ARGV[1] ~= id then redis.call('SET', KEYS[2], '1') end
+return id
 "#;
 
 /// The lease was taken but no request went out (the answer came from the
@@ -296,6 +316,9 @@ pub fn redacted(url: &str) -> String {
     }
 }
 
+const EPOCH: &str = "wr:epoch";
+const EPOCH_LOST: &str = "wr:epoch:lost";
+
 fn host_keys(host: &str) -> [String; 3] {
     [
         format!("wr:host:{{{host}}}"),
@@ -382,6 +405,20 @@ impl Coordinator {
         }
     }
 
+    /// Joins the fleet's epoch (see [`JOIN`]): `remembered` is the epoch
+    /// this machine's state directory saw last, if any. Returns the epoch
+    /// to remember. A different one means Redis lost the fleet's slots:
+    /// each host then waits out a lease and its spacing, once, before its
+    /// first request of the new epoch.
+    pub fn join(&mut self, remembered: Option<&str>) -> Result<String, FleetError> {
+        redis::Script::new(JOIN)
+            .key(EPOCH)
+            .key(EPOCH_LOST)
+            .arg(remembered.unwrap_or(""))
+            .invoke::<String>(&mut self.conn)
+            .map_err(|e| self.fail(e))
+    }
+
     /// May a request go to `host` now? `spacing` is R4's max(1 s,
     /// Crawl-delay) as this machine knows it.
     pub fn acquire(&mut self, host: &str, spacing: Duration) -> Result<Slot, FleetError> {
@@ -390,6 +427,8 @@ impl Coordinator {
             .key(k)
             .key(lease)
             .key(recent)
+            .key(EPOCH)
+            .key(EPOCH_LOST)
             .arg(&self.holder)
             .arg(ms(spacing))
             .arg(ms(self.lease).max(1))

@@ -281,6 +281,10 @@ impl Pipeline {
             ..GateConfig::default()
         });
         let blocklist_state = restore(&store, &mut gate, now)?;
+        let fleet = match fleet {
+            Some(f) => Some(join_fleet(f, &store, &config.state_dir, now)?),
+            None => None,
+        };
         let seed = config.rng_seed.unwrap_or(now.0 ^ 0x5DEE_CE66_D1CE_4E5B);
         Ok(Pipeline {
             _lock: lock,
@@ -1497,6 +1501,58 @@ fn restore(store: &Store, gate: &mut Gate, now: Timestamp) -> Result<BlocklistSt
         apply_host_row(gate, &host, row, now);
     }
     Ok(blocklist_state)
+}
+
+/// The file in the state directory that remembers the fleet's epoch
+/// (see [`Coordinator::join`]).
+pub const FLEET_EPOCH_FILE: &str = "fleet-epoch";
+
+/// Joins the fleet: its epoch, checked against the one this state
+/// directory remembers (a Redis that lost the fleet's state makes each
+/// host wait out its spacing once), and this machine's R5 holds still in
+/// force handed to the fleet (a hold never shortens one, so this is a
+/// no-op when the fleet has them; after a loss, they are back).
+fn join_fleet(
+    mut fleet: Coordinator,
+    store: &Store,
+    dir: &std::path::Path,
+    now: Timestamp,
+) -> Result<Coordinator, PipelineError> {
+    let path = dir.join(FLEET_EPOCH_FILE);
+    let remembered = std::fs::read_to_string(&path).ok();
+    let remembered = remembered
+        .as_deref()
+        .map(str::trim)
+        .filter(|s| !s.is_empty());
+    let epoch = fleet.join(remembered)?;
+    if remembered != Some(epoch.as_str()) {
+        // Not remembering it only costs a later loss going unnoticed by
+        // this machine; the run itself is unaffected.
+        let _ = std::fs::write(&path, format!("{epoch}\n"));
+    }
+    for (host, row) in store.hosts()? {
+        let row = row.clamped(now);
+        let held = [
+            row.retry_after_until.map(|t| (t, HoldCause::RetryAfter)),
+            // Ours only where it outlasts the server's (a hold is never
+            // before the Retry-After): the same instant keeps the server's
+            // name, and with it reset's R5 rule.
+            row.hold_until
+                .filter(|&t| row.retry_after_until.is_none_or(|r| t > r))
+                .map(|t| {
+                    let cause = if row.cooldown {
+                        HoldCause::Cooldown
+                    } else {
+                        HoldCause::Backoff
+                    };
+                    (t, cause)
+                }),
+        ];
+        for (until, cause) in held.into_iter().flatten().filter(|(t, _)| *t > now) {
+            fleet.hold(&host, now.until(until), cause)?;
+        }
+    }
+    Ok(fleet)
 }
 
 /// Gives the gate what the store knows of `host`, every instant clamped

@@ -402,3 +402,88 @@ fn redis_lost_mid_run_defers_the_rest_and_loses_nothing() {
         );
     }
 }
+
+/// A Redis restarted without its data (the fleet's slots and holds gone):
+/// a machine that remembers the old epoch notices, hands its own holds
+/// back to the fleet, and every host the new Redis has no slot for waits
+/// out a lease and its spacing once, counted from the new epoch, instead
+/// of going at once (a request made just before the loss may still be in
+/// flight or within its spacing).
+#[test]
+fn a_redis_that_lost_its_data_costs_each_host_one_spacing_and_keeps_the_holds() {
+    let test = "a_redis_that_lost_its_data_costs_each_host_one_spacing_and_keeps_the_holds";
+    let Some(first) = RedisServer::for_test(test) else {
+        return;
+    };
+    let server = TestServer::start(|r| match (r.host.as_str(), r.path()) {
+        ("wal.sh", _) => operator(r),
+        ("busy.test", "/robots.txt") => {
+            Reply::new(200, "text/plain", "User-agent: *\nCrawl-delay: 2\n")
+        }
+        ("held.test", "/robots.txt") => Reply::not_found(),
+        ("held.test", _) => Reply::status(429).header("Retry-After", "3600"),
+        ("busy.test", p) if FEEDS.contains(&p) => Reply::new(200, "application/rss+xml", feed(0)),
+        _ => Reply::not_found(),
+    });
+    let hosts = ["busy.test", "held.test"];
+    let machine = |dir: &std::path::PathBuf, redis: &RedisServer| {
+        let mut cfg = config(dir, &server, &hosts);
+        cfg.coordinator = Some(redis.url());
+        // A short request timeout: the lease is 1 s + 1 s.
+        cfg.timeouts.request = Duration::from_secs(1);
+        cfg
+    };
+    let held = Source {
+        name: "Held".into(),
+        url: "http://held.test/f.xml".into(),
+        feed: None,
+    };
+    let a_dir = state_dir("lost-a");
+    let mut a = Pipeline::open(machine(&a_dir, &first)).unwrap();
+    let r = a
+        .run(&[held.clone()], RunOptions::default(), &mut NoProgress)
+        .unwrap();
+    assert!(
+        matches!(r.sources[0].status, SourceStatus::Deferred { .. }),
+        "{r:?}"
+    );
+    let a_epoch = std::fs::read_to_string(a_dir.join(wr_feeds::pipeline::FLEET_EPOCH_FILE))
+        .expect("the epoch is remembered");
+    drop(a);
+    drop(first);
+    std::thread::sleep(Duration::from_millis(5));
+    // The same fleet, a Redis that knows nothing.
+    let Some(second) = RedisServer::for_test(test) else {
+        return;
+    };
+    let joined = std::time::Instant::now();
+    let a = Pipeline::open(machine(&a_dir, &second)).unwrap();
+    let b_epoch =
+        std::fs::read_to_string(a_dir.join(wr_feeds::pipeline::FLEET_EPOCH_FILE)).unwrap();
+    assert_ne!(a_epoch, b_epoch);
+    drop(a);
+    let asked = server.requests_to("held.test").len();
+    // A machine that never saw held.test: the hold came back with A.
+    let mut b = Pipeline::open(machine(&state_dir("lost-b"), &second)).unwrap();
+    let r = b
+        .run(&[held], RunOptions::default(), &mut NoProgress)
+        .unwrap();
+    assert!(
+        matches!(&r.sources[0].status, SourceStatus::Deferred { reason, .. } if reason.contains("Retry-After")),
+        "{r:?}"
+    );
+    assert_eq!(server.requests_to("held.test").len(), asked);
+    // busy.test has no slot in the new Redis: its first request waits
+    // for the epoch + the lease (2 s) + its spacing (1 s before the
+    // robots.txt is known).
+    let r = b
+        .run(&sources()[..1], RunOptions::default(), &mut NoProgress)
+        .unwrap();
+    assert!(
+        matches!(r.sources[0].status, SourceStatus::Ok { .. }),
+        "{r:?}"
+    );
+    let first_busy = server.requests_to("busy.test")[0].at;
+    let waited = first_busy.duration_since(joined);
+    assert!(waited >= Duration::from_millis(2900), "{waited:?}");
+}
