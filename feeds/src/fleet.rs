@@ -130,6 +130,9 @@ pub struct FleetLift {
 const ACQUIRE: &str = r#"
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+-- Slots are written from the millisecond rounded up and compared with the
+-- one rounded down: a slot never opens before its spacing is over.
+local up = tonumber(t[1]) * 1000 + math.ceil(tonumber(t[2]) / 1000)
 local function num(v) if v then return tonumber(v) or 0 end return 0 end
 local h = redis.call('HMGET', KEYS[1], 'slot', 'hold_until', 'hold_cause', 'spacing')
 local hold = num(h[2])
@@ -148,7 +151,7 @@ if not h[1] and redis.call('EXISTS', KEYS[5]) == 1 then
   if grace > now then return {'wait', tostring(grace - now), ''} end
 end
 redis.call('SET', KEYS[2], ARGV[1], 'PX', ARGV[3])
-redis.call('HSET', KEYS[1], 'slot', tostring(now + spacing), 'prev_slot', tostring(slot))
+redis.call('HSET', KEYS[1], 'slot', tostring(up + spacing), 'prev_slot', tostring(slot))
 redis.call('PEXPIRE', KEYS[1], math.max(hold, now + spacing) - now + 86400000)
 redis.call('LPUSH', KEYS[3], ARGV[1] .. ' ' .. tostring(now))
 redis.call('LTRIM', KEYS[3], 0, 9)
@@ -192,8 +195,9 @@ const RELEASE: &str = r#"
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local function num(v) if v then return tonumber(v) or 0 end return 0 end
+local up = tonumber(t[1]) * 1000 + math.ceil(tonumber(t[2]) / 1000)
 local spacing = num(ARGV[2])
-local slot = math.max(num(redis.call('HGET', KEYS[1], 'slot')), now + spacing)
+local slot = math.max(num(redis.call('HGET', KEYS[1], 'slot')), up + spacing)
 redis.call('HSET', KEYS[1], 'slot', tostring(slot), 'spacing', tostring(spacing))
 if redis.call('GET', KEYS[2]) == ARGV[1] then redis.call('DEL', KEYS[2]) end
 return 1
@@ -337,6 +341,37 @@ pub struct Coordinator {
     conn: redis::Connection,
     holder: String,
     lease: Duration,
+    scripts: Scripts,
+}
+
+/// The scripts, hashed once (sent by SHA1, loaded on a Redis that does
+/// not know them yet).
+struct Scripts {
+    acquire: redis::Script,
+    unused: redis::Script,
+    release: redis::Script,
+    hold: redis::Script,
+    lift: redis::Script,
+    put_response: redis::Script,
+    get_response: redis::Script,
+    host_state: redis::Script,
+    join: redis::Script,
+}
+
+impl Scripts {
+    fn new() -> Scripts {
+        Scripts {
+            acquire: redis::Script::new(ACQUIRE),
+            unused: redis::Script::new(UNUSED),
+            release: redis::Script::new(RELEASE),
+            hold: redis::Script::new(HOLD),
+            lift: redis::Script::new(LIFT),
+            put_response: redis::Script::new(PUT_RESPONSE),
+            get_response: redis::Script::new(GET_RESPONSE),
+            host_state: redis::Script::new(HOST_STATE),
+            join: redis::Script::new(JOIN),
+        }
+    }
 }
 
 impl std::fmt::Debug for Coordinator {
@@ -378,6 +413,7 @@ impl Coordinator {
             conn,
             holder: format!("{host}/{}/{nanos:08x}", std::process::id()),
             lease,
+            scripts: Scripts::new(),
         })
     }
 
@@ -411,7 +447,8 @@ impl Coordinator {
     /// each host then waits out a lease and its spacing, once, before its
     /// first request of the new epoch.
     pub fn join(&mut self, remembered: Option<&str>) -> Result<String, FleetError> {
-        redis::Script::new(JOIN)
+        self.scripts
+            .join
             .key(EPOCH)
             .key(EPOCH_LOST)
             .arg(remembered.unwrap_or(""))
@@ -423,7 +460,9 @@ impl Coordinator {
     /// Crawl-delay) as this machine knows it.
     pub fn acquire(&mut self, host: &str, spacing: Duration) -> Result<Slot, FleetError> {
         let [k, lease, recent] = host_keys(host);
-        let r: Vec<String> = redis::Script::new(ACQUIRE)
+        let r: Vec<String> = self
+            .scripts
+            .acquire
             .key(k)
             .key(lease)
             .key(recent)
@@ -449,7 +488,8 @@ impl Coordinator {
     /// The lease taken for `host` went unused: the slot goes back.
     pub fn unused(&mut self, host: &str) -> Result<(), FleetError> {
         let [k, lease, _] = host_keys(host);
-        redis::Script::new(UNUSED)
+        self.scripts
+            .unused
             .key(k)
             .key(lease)
             .arg(&self.holder)
@@ -462,7 +502,8 @@ impl Coordinator {
     /// now; the lease is dropped.
     pub fn release(&mut self, host: &str, spacing: Duration) -> Result<(), FleetError> {
         let [k, lease, _] = host_keys(host);
-        redis::Script::new(RELEASE)
+        self.scripts
+            .release
             .key(k)
             .key(lease)
             .arg(&self.holder)
@@ -480,7 +521,8 @@ impl Coordinator {
         cause: HoldCause,
     ) -> Result<(), FleetError> {
         let [k, _, _] = host_keys(host);
-        redis::Script::new(HOLD)
+        self.scripts
+            .hold
             .key(k)
             .arg(ms(remaining))
             .arg(cause_word(cause))
@@ -493,7 +535,9 @@ impl Coordinator {
     /// `force`).
     pub fn lift_hold(&mut self, host: &str, force: bool) -> Result<FleetLift, FleetError> {
         let [k, _, _] = host_keys(host);
-        let r: Vec<i64> = redis::Script::new(LIFT)
+        let r: Vec<i64> = self
+            .scripts
+            .lift
             .key(k)
             .arg(if force { "1" } else { "0" })
             .invoke(&mut self.conn)
@@ -513,7 +557,9 @@ impl Coordinator {
         url: &str,
         accept: &str,
     ) -> Result<Option<(Response, Duration)>, FleetError> {
-        let r: Vec<Option<Vec<u8>>> = redis::Script::new(GET_RESPONSE)
+        let r: Vec<Option<Vec<u8>>> = self
+            .scripts
+            .get_response
             .key(response_key(url, accept))
             .invoke(&mut self.conn)
             .map_err(|e| self.fail(e))?;
@@ -561,7 +607,8 @@ impl Coordinator {
             return Ok(());
         }
         let opt = |v: &Option<String>| v.clone().unwrap_or_default();
-        redis::Script::new(PUT_RESPONSE)
+        self.scripts
+            .put_response
             .key(response_key(url, accept))
             .arg(response.status.to_string())
             .arg(response.body.as_slice())
@@ -612,7 +659,9 @@ impl Coordinator {
         let mut out = Vec::with_capacity(names.len());
         for host in names {
             let [k, lease, recent] = host_keys(&host);
-            let r: Vec<String> = redis::Script::new(HOST_STATE)
+            let r: Vec<String> = self
+                .scripts
+                .host_state
                 .key(k)
                 .key(lease)
                 .key(recent)
