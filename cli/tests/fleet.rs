@@ -257,6 +257,14 @@ fn a_retry_after_holds_the_fleet_and_reset_keeps_it_unless_forced() {
             &[file.to_str().unwrap(), "--coordinator", &url],
         )
     };
+    // Machine C reads busy.test's robots.txt first (the host is free).
+    let machine_c = tmp.path().join("state-c");
+    let check = wr(
+        &machine_c,
+        &hosts,
+        &["check", "http://busy.test/a.xml", "--coordinator", &url],
+    );
+    assert_eq!(check.status.code(), Some(0), "{}", stdout(&check));
     let first = run("state-a");
     assert_eq!(first.status.code(), Some(1), "{}", stderr(&first));
     let asked = busy.requests_to("/a.xml").len();
@@ -267,7 +275,6 @@ fn a_retry_after_holds_the_fleet_and_reset_keeps_it_unless_forced() {
     assert_eq!(busy.requests_to("/a.xml").len(), asked);
     let out = format!("{}{}", stdout(&second), stderr(&second));
     assert!(out.contains("Retry-After") || out.contains("held"), "{out}");
-    let machine_c = tmp.path().join("state-c");
     let status = wr(&machine_c, &hosts, &["status", "--coordinator", &url]);
     let text = stdout(&status);
     assert_eq!(status.status.code(), Some(0), "{}", stderr(&status));
@@ -298,6 +305,15 @@ fn a_retry_after_holds_the_fleet_and_reset_keeps_it_unless_forced() {
         host["recent"].as_array().is_some_and(|r| !r.is_empty()),
         "{host}"
     );
+    // check asks the fleet too: held, not "allowed, no wait" (C's own
+    // state knows the robots.txt and no hold).
+    let check = wr(
+        &machine_c,
+        &hosts,
+        &["check", "http://busy.test/a.xml", "--coordinator", &url],
+    );
+    assert_eq!(check.status.code(), Some(1), "{}", stdout(&check));
+    assert!(stdout(&check).contains("Retry-After"), "{}", stdout(&check));
     // reset keeps the server's Retry-After...
     let kept = wr(
         &machine_c,

@@ -930,6 +930,12 @@ impl Pipeline {
                 let host = host_key(&u);
                 let row = self.store.host(&host)?;
                 apply_host_row(&mut self.gate, &host, row, now);
+                // The fleet's wait or hold too: asked like a request would
+                // ask, the slot given straight back.
+                if self.fleet_acquire(&host)? {
+                    self.leased = Some(host.clone());
+                    self.fleet_unused(&host)?;
+                }
             }
             let url = url.to_string();
             let next = match self.gate.check(&target, now) {
