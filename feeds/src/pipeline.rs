@@ -518,7 +518,7 @@ impl Pipeline {
         }
         progress.event(Event::Request { url: &url });
         self.requests += 1;
-        if !self.sent_to.iter().any(|h| *h == host) {
+        if !self.sent_to.contains(&host) {
             self.sent_to.push(host.clone());
         }
         let validators = match req.conditional {

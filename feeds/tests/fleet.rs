@@ -442,7 +442,11 @@ fn a_redis_that_lost_its_data_costs_each_host_one_spacing_and_keeps_the_holds() 
     let a_dir = state_dir("lost-a");
     let mut a = Pipeline::open(machine(&a_dir, &first)).unwrap();
     let r = a
-        .run(&[held.clone()], RunOptions::default(), &mut NoProgress)
+        .run(
+            std::slice::from_ref(&held),
+            RunOptions::default(),
+            &mut NoProgress,
+        )
         .unwrap();
     assert!(
         matches!(r.sources[0].status, SourceStatus::Deferred { .. }),
