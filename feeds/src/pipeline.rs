@@ -409,6 +409,42 @@ impl Pipeline {
         }
     }
 
+    /// A machine may be polled a moment after the fleet said "wait N ms",
+    /// when this machine's clock has passed the N ms: its request is then
+    /// ready without the fleet's lease. Asks again, sleeping through short
+    /// waits (at most the request timeout in all: never past a request of
+    /// the fleet in flight); `Ok(true)` with the lease taken, `Ok(false)`
+    /// when the slot is not to be had now.
+    fn fleet_catch_up(
+        &mut self,
+        host: &str,
+        progress: &mut dyn Progress,
+    ) -> Result<bool, PipelineError> {
+        let start = self.clock.now();
+        let bound = start.saturating_add(self.config.timeouts.request);
+        loop {
+            let spacing = self.gate.spacing(host);
+            let Some(fleet) = self.fleet.as_mut() else {
+                return Ok(true);
+            };
+            match fleet.acquire(host, spacing) {
+                Err(e) => return Err(self.fleet_failed(e)),
+                Ok(Slot::Go) => {
+                    self.leased = Some(HostKey::from_stored(host));
+                    return Ok(true);
+                }
+                Ok(Slot::Wait { ms }) => {
+                    let until = self.clock.now().saturating_add(Duration::from_millis(ms));
+                    if until > bound {
+                        return Ok(false);
+                    }
+                    self.sleep_until(until, progress);
+                }
+                Ok(Slot::Held { .. }) => return Ok(false),
+            }
+        }
+    }
+
     /// Gives the fleet's slot for `host` back unused (the answer came from
     /// the fleet's cache, or the machine did not send).
     fn fleet_unused(&mut self, host: &str) -> Result<(), PipelineError> {
@@ -483,11 +519,19 @@ impl Pipeline {
         let accept = req.accept.unwrap_or("");
         let host = req.permit.host().to_string();
         if self.fleet.is_some() {
-            if self.leased.as_deref() != Some(host.as_str()) {
-                // A request the fleet's slot was not taken for is not sent.
+            if self.leased.as_deref() != Some(host.as_str())
+                && !self.fleet_catch_up(&host, progress)?
+            {
+                // The fleet's slot went to another machine, or a hold of
+                // the fleet came in, between the fleet's answer and the
+                // machine's: this request is not sent. It failed as a
+                // transfer would (R5: retried on the schedule, where the
+                // fleet's hold then answers).
                 let failure = fetch::Failure {
-                    kind: fetch::FailureKind::Local,
-                    reason: format!("{url}: no slot of the fleet for {host} (R4a)"),
+                    kind: fetch::FailureKind::Network,
+                    reason: format!(
+                        "{url}: not sent: the fleet's slot for {host} was taken meanwhile (R4a)"
+                    ),
                 };
                 self.with_cx(|cx| m.handle_failure(cx, failure));
                 return self.apply_effects(progress);
