@@ -317,6 +317,37 @@ pub fn day(unix_secs: i64) -> String {
     }
 }
 
+/// The day of the wr-feeds digest `bytes` holds (what `-o` is about to
+/// replace): the day in the Markdown title (`# Digest YYYY-MM-DD`) or the
+/// JSON `day`. `None` for anything else: no digest of ours, or an
+/// `--all` or `since` one.
+pub fn day_held(bytes: &[u8]) -> Option<String> {
+    let text = std::str::from_utf8(bytes).ok()?;
+    let day = match text.strip_prefix("# Digest ") {
+        Some(rest) => rest.lines().next()?.trim_end().to_string(),
+        None => {
+            let v: serde_json::Value = serde_json::from_str(text).ok()?;
+            if v["schema"] != SCHEMA {
+                return None;
+            }
+            v["day"].as_str()?.to_string()
+        }
+    };
+    parse_day(&day).ok().map(|_| day)
+}
+
+/// Where `-o`'s earlier day is kept: `path` with `-DAY` before its
+/// extension (`digest.md` -> `digest-2026-11-25.md`), the name
+/// `-o digest-{date}.md` would have given it.
+pub fn kept_name(path: &Path, day: &str) -> std::path::PathBuf {
+    let stem = path.file_stem().unwrap_or_default().to_string_lossy();
+    let name = match path.extension() {
+        Some(ext) => format!("{stem}-{day}.{}", ext.to_string_lossy()),
+        None => format!("{stem}-{day}"),
+    };
+    path.with_file_name(name)
+}
+
 /// `s` as a digest day: exactly `YYYY-MM-DD`, and a date that exists.
 pub fn parse_day(s: &str) -> Result<chrono::NaiveDate, String> {
     let b = s.as_bytes();
@@ -355,13 +386,18 @@ fn day_start_ms(d: chrono::NaiveDate) -> u64 {
 /// The digest days `first..=last` for the store: their dates and the
 /// instants they span, so items reported before days were recorded are
 /// placed by the local day they were first seen.
-pub fn days(first: chrono::NaiveDate, last: chrono::NaiveDate) -> wr_feeds::store::Days {
+pub fn days(
+    first: chrono::NaiveDate,
+    last: chrono::NaiveDate,
+    today: chrono::NaiveDate,
+) -> wr_feeds::store::Days {
     let after = last.succ_opt().unwrap_or(last);
     wr_feeds::store::Days {
         first: first.format("%Y-%m-%d").to_string(),
         last: last.format("%Y-%m-%d").to_string(),
         start: wr_core::time::Timestamp(day_start_ms(first)),
         end: wr_core::time::Timestamp(day_start_ms(after)),
+        today: today.format("%Y-%m-%d").to_string(),
     }
 }
 
@@ -559,7 +595,7 @@ mod tests {
             );
         }
         let d = parse_day("2026-11-24").unwrap();
-        let span = days(d, d);
+        let span = days(d, d, d);
         assert_eq!(
             (span.first.as_str(), span.last.as_str()),
             ("2026-11-24", "2026-11-24")

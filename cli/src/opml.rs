@@ -513,6 +513,17 @@ mod encoding_and_export {
 
 #[cfg(test)]
 mod tests {
+    /// README: "Every value is escaped for XML (`& < > " '`), and the
+    /// characters XML 1.0 cannot carry (control characters, U+FFFE,
+    /// U+FFFF) are dropped."
+    #[test]
+    fn export_values_are_escaped_and_what_xml_cannot_carry_dropped() {
+        assert_eq!(
+            super::attr("a&b<c>d\"e'f\u{1}\u{7f}\u{fffe}\u{ffff}\tg"),
+            "a&amp;b&lt;c&gt;d&quot;e&apos;fg"
+        );
+    }
+
     use super::*;
     use crate::sources::{parse, to_toml};
     use std::path::Path;

@@ -16,6 +16,14 @@
 //!   not: the rename would replace `/dev/full` with a regular file.
 //! - The target's permissions are kept (a 0600 digest stays 0600), and its
 //!   owner where the process may set it; a new file gets the umask's.
+//! - A hard link is kept: the rename gives the name a new file, and every
+//!   other name of the old one (a link in a synced folder, say) would keep
+//!   the old contents for ever (issue #20). A target with more than one
+//!   name is therefore written in place, after the whole new contents are
+//!   written and synced to the temporary file: a reader may see it half
+//!   written for that moment, but nothing is lost: if the write in place
+//!   fails (a full disk), the temporary file is kept, and the error names
+//!   it.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -190,6 +198,9 @@ pub fn write_atomic(path: &Path, contents: &[u8]) -> std::io::Result<()> {
         }
     }
     tmp.as_file().sync_all()?;
+    if existing.as_ref().is_some_and(|m| links(m) > 1) {
+        return write_in_place(path, contents, tmp);
+    }
     // On error the temporary file is removed when `e.file` drops.
     tmp.persist(path).map_err(|e| e.error)?;
     // The rename itself, on disk: best effort (not every file system lets
@@ -198,6 +209,52 @@ pub fn write_atomic(path: &Path, contents: &[u8]) -> std::io::Result<()> {
         let _ = d.sync_all();
     }
     Ok(())
+}
+
+/// How many names the file has (1 where the platform does not say).
+fn links(m: &std::fs::Metadata) -> u64 {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        m.nlink()
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = m;
+        1
+    }
+}
+
+/// Writes `contents` over the file `path` itself, every name of it seeing
+/// the new contents; `tmp` already holds them, synced. On success `tmp`
+/// is removed; on failure it is kept, and the error says where.
+fn write_in_place(
+    path: &Path,
+    contents: &[u8],
+    tmp: tempfile::NamedTempFile,
+) -> std::io::Result<()> {
+    let write = || -> std::io::Result<()> {
+        // No O_TRUNC: the file is cut to length only once the new
+        // contents are in, so it is never empty on the way.
+        let mut f = std::fs::OpenOptions::new().write(true).open(path)?;
+        f.write_all(contents)?;
+        f.set_len(contents.len() as u64)?;
+        f.sync_all()
+    };
+    match write() {
+        Ok(()) => tmp.close(),
+        Err(e) => {
+            let kept = tmp.into_temp_path().keep().map_err(|k| k.error)?;
+            Err(std::io::Error::new(
+                e.kind(),
+                format!(
+                    "{e} (writing over it in place, to keep its other hard links; the whole \
+                     new contents are in {})",
+                    kept.display()
+                ),
+            ))
+        }
+    }
 }
 
 #[cfg(test)]
@@ -263,6 +320,53 @@ mod tests {
         write_atomic(&p, b"new").unwrap();
         let mode = std::fs::metadata(&p).unwrap().permissions().mode() & 0o7777;
         assert_eq!(mode, 0o600);
+    }
+
+    /// Issue #20: the rename gave the target a new file, and its other
+    /// hard links kept the old contents. Every name now sees the new
+    /// contents, no temporary file is left, and a file with one name is
+    /// still replaced by a rename (a new inode).
+    #[cfg(unix)]
+    #[test]
+    fn hard_links_are_kept() {
+        use std::os::unix::fs::MetadataExt;
+        let d = dir("links");
+        let p = d.path().join("digest.md");
+        let other = d.path().join("synced-digest.md");
+        std::fs::write(&p, b"an old and longer digest").unwrap();
+        std::fs::hard_link(&p, &other).unwrap();
+        let ino = std::fs::metadata(&p).unwrap().ino();
+        write_atomic(&p, b"new").unwrap();
+        assert_eq!(std::fs::read(&p).unwrap(), b"new");
+        assert_eq!(std::fs::read(&other).unwrap(), b"new");
+        assert_eq!(std::fs::metadata(&p).unwrap().ino(), ino);
+        assert_eq!(std::fs::metadata(&p).unwrap().nlink(), 2);
+        assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 2);
+        std::fs::remove_file(&other).unwrap();
+        write_atomic(&p, b"newer").unwrap();
+        assert_ne!(
+            std::fs::metadata(&p).unwrap().ino(),
+            ino,
+            "one name: renamed"
+        );
+        assert_eq!(std::fs::read(&p).unwrap(), b"newer");
+    }
+
+    /// README: "a directory, device, FIFO or socket is refused before
+    /// anything is fetched" (the socket and the directory; the device
+    /// below, the FIFO in cli/tests/output_files.rs).
+    #[cfg(unix)]
+    #[test]
+    fn a_socket_or_a_directory_is_refused() {
+        let d = dir("socket");
+        let sock = d.path().join("digest.sock");
+        let _listener = std::os::unix::net::UnixListener::bind(&sock).unwrap();
+        let e = Output::check(Some(&sock)).unwrap_err();
+        assert!(e.to_string().contains("not a regular file"), "{e}");
+        let e = Output::check(Some(d.path())).unwrap_err();
+        assert!(e.to_string().contains("directory"), "{e}");
+        use std::os::unix::fs::FileTypeExt;
+        assert!(std::fs::metadata(&sock).unwrap().file_type().is_socket());
     }
 
     #[cfg(target_os = "linux")]

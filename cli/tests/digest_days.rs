@@ -534,3 +534,172 @@ fn a_store_from_before_days_keeps_todays_items_in_the_rerun() {
     ok(&o);
     assert_eq!(stdout(&o), md);
 }
+
+/// Issue #20: digest days read from the store are clamped like every
+/// other stored instant. An item reported by a digest whose clock was
+/// three days ahead carried a day after today: `show` (which refuses a
+/// day to come) and a rerun's "earlier today" never listed it, and once
+/// that day came it would have been listed as the day's again. It now
+/// reads as today's, `show` lists it, and the next run writes its day
+/// back as today.
+#[test]
+fn a_digest_day_stored_ahead_of_the_clock_reads_as_today() {
+    let s = Sites::start();
+    let tmp = TempDir::new("day-ahead");
+    let state = tmp.path().join("state");
+    let src = tmp.write("sources.toml", SOURCES);
+    let src = src.to_str().unwrap();
+    let out = tmp.path().join("digest.md");
+    let out = out.to_str().unwrap();
+    ok(&wr(&state, &s.hosts(), &["-o", out, src]));
+    let today = title_day(&std::fs::read_to_string(out).unwrap());
+    let ahead = (chrono::NaiveDate::parse_from_str(&today, "%Y-%m-%d").unwrap()
+        + chrono::Days::new(3))
+    .format("%Y-%m-%d")
+    .to_string();
+    // A digest made with a clock three days ahead reported "Post z".
+    let z = wr_feeds::extract::Item {
+        title: "Post z".into(),
+        url: "http://blog.test/z".into(),
+        published: None,
+        id: "http://blog.test/z".into(),
+    };
+    let key = blog_key();
+    let mut store = wr_feeds::store::Store::open(&state).unwrap();
+    let at = wr_core::time::Timestamp::from_secs(4_102_444_800);
+    store
+        .record_items(
+            &key,
+            "feed",
+            "http://blog.test/rss.xml",
+            std::slice::from_ref(&z),
+            at,
+        )
+        .unwrap();
+    store
+        .mark_reported_on([(key.as_str(), z.id.as_str())], &ahead)
+        .unwrap();
+    drop(store);
+
+    let o = wr(&state, &[], &["show", src]);
+    ok(&o);
+    assert_eq!(
+        links(&stdout(&o), "Blog"),
+        [blog_link("a"), blog_link("b"), blog_link("z")],
+        "{}",
+        stdout(&o)
+    );
+    // A rerun (R8 skips the feed) lists it among today's, and writes its
+    // day back: read with no clamp, the store says today.
+    ok(&wr(&state, &s.hosts(), &["-o", out, src]));
+    let rerun = std::fs::read_to_string(out).unwrap();
+    assert!(links(&rerun, "Blog").contains(&blog_link("z")), "{rerun}");
+    let store = wr_feeds::store::Store::open(&state).unwrap();
+    let d = chrono::NaiveDate::parse_from_str(&ahead, "%Y-%m-%d").unwrap();
+    let far = wr_feeds::store::Days {
+        first: ahead.clone(),
+        last: ahead.clone(),
+        start: wr_core::time::Timestamp(0),
+        end: wr_core::time::Timestamp(0),
+        today: d.format("%Y-%m-%d").to_string(),
+    };
+    assert!(
+        store.day_items(&key, &far).unwrap().is_empty(),
+        "still stored as {ahead}"
+    );
+}
+
+/// The day of a digest in either format.
+fn digest_day(text: &str) -> String {
+    match serde_json::from_str::<serde_json::Value>(text) {
+        Ok(v) => v["day"].as_str().unwrap().to_string(),
+        Err(_) => title_day(text),
+    }
+}
+
+/// Issue #20: the first run after local midnight replaced a plain
+/// `-o digest.md` (no `{date}`), which held yesterday's digest, with
+/// today's: a whole day of items gone from the file. That digest is now
+/// kept beside it as `digest-YESTERDAY.md` (the name `{date}` would give
+/// it) before today's is written, byte for byte and saying so; a rerun the
+/// same day keeps nothing more; a kept name taken by something else is
+/// refused before anything is fetched, leaving both files as they were.
+#[test]
+fn a_plain_output_after_midnight_keeps_the_earlier_day() {
+    let s = Sites::start();
+    let tmp = TempDir::new("midnight");
+    let state = tmp.path().join("state");
+    let src = tmp.write("sources.toml", SOURCES);
+    let src = src.to_str().unwrap();
+    for (ext, fmt) in [("md", "markdown"), ("json", "json")] {
+        let out = tmp.path().join(format!("digest.{ext}"));
+        let out_s = out.to_str().unwrap();
+        ok(&wr(
+            &state,
+            &s.hosts(),
+            &["--format", fmt, "-o", out_s, src],
+        ));
+        let written = std::fs::read_to_string(&out).unwrap();
+        let today = digest_day(&written);
+        let yesterday = (chrono::NaiveDate::parse_from_str(&today, "%Y-%m-%d").unwrap()
+            - chrono::Days::new(1))
+        .format("%Y-%m-%d")
+        .to_string();
+        // As the file stood when yesterday's digest was written.
+        let held = match fmt {
+            "json" => {
+                let mut v: serde_json::Value = serde_json::from_str(&written).unwrap();
+                v["day"] = yesterday.clone().into();
+                serde_json::to_string_pretty(&v).unwrap()
+            }
+            _ => written.replacen(&today, &yesterday, 1),
+        };
+        std::fs::write(&out, &held).unwrap();
+
+        let o = wr(&state, &s.hosts(), &["--format", fmt, "-o", out_s, src]);
+        ok(&o);
+        let kept = tmp.path().join(format!("digest-{yesterday}.{ext}"));
+        assert_eq!(std::fs::read_to_string(&kept).unwrap(), held, "{fmt}");
+        assert!(
+            stderr(&o).contains(&format!("held the digest of {yesterday}: kept as")),
+            "{fmt}: {}",
+            stderr(&o)
+        );
+        let now = std::fs::read_to_string(&out).unwrap();
+        assert_eq!(digest_day(&now), today, "{fmt}: {now}");
+
+        // A rerun the same day rewrites today's and keeps nothing more.
+        ok(&wr(
+            &state,
+            &s.hosts(),
+            &["--format", fmt, "-o", out_s, src],
+        ));
+        let names = std::fs::read_dir(tmp.path()).unwrap().count();
+        ok(&wr(
+            &state,
+            &s.hosts(),
+            &["--format", fmt, "-o", out_s, src],
+        ));
+        assert_eq!(std::fs::read_dir(tmp.path()).unwrap().count(), names);
+
+        // The kept name taken by another file: refused, nothing fetched,
+        // nothing changed.
+        std::fs::write(&out, &held).unwrap();
+        std::fs::write(&kept, "my own notes\n").unwrap();
+        let asked = s.blog.requests().len();
+        let o = wr(
+            &state,
+            &s.hosts(),
+            &["--force", "--format", fmt, "-o", out_s, src],
+        );
+        assert_eq!(o.status.code(), Some(2), "{fmt}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains("holds something else") && stderr(&o).contains("{date}"),
+            "{fmt}: {}",
+            stderr(&o)
+        );
+        assert_eq!(s.blog.requests().len(), asked, "{fmt}: fetched anyway");
+        assert_eq!(std::fs::read_to_string(&out).unwrap(), held);
+        assert_eq!(std::fs::read_to_string(&kept).unwrap(), "my own notes\n");
+    }
+}

@@ -186,3 +186,34 @@ fn selftest_fails_against_a_replica_with_a_wrong_robots_txt() {
     );
     assert!(out.contains("PASS  R3   operator_blocked_host"), "{out}");
 }
+
+/// Issue #20: an offline `selftest` left the operator's host in R5's
+/// one-hour cool-down, which defers every digest's blocklist fetch, and
+/// said nothing of it. It now names the hold and `wr-feeds reset HOST`.
+#[test]
+fn an_offline_selftest_says_how_to_lift_the_hold_it_leaves() {
+    let tmp = TempDir::new("selftest-offline");
+    let state = tmp.path().join("state");
+    // Nothing listens on port 1: every request to wal.test is refused.
+    let o = wr_command(
+        &state,
+        &[],
+        &["--connect-to", "wal.test:80:127.0.0.1:1", "selftest"],
+    )
+    .output()
+    .expect("run wr-feeds");
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{}\n{err}", stdout(&o));
+    let line = err
+        .lines()
+        .find(|l| l.contains("wal.test is held until"))
+        .unwrap_or_else(|| panic!("no word of the hold: {err}"));
+    assert!(line.contains("cool-down"), "{line}");
+    assert!(
+        line.contains("`wr-feeds reset wal.test` lifts it"),
+        "{line}"
+    );
+    // And the advice is right: the reset lifts it.
+    let r = wr(&state, &[], &["reset", "wal.test"]);
+    assert_eq!(r.status.code(), Some(0), "{}", stderr(&r));
+}

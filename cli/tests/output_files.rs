@@ -151,3 +151,22 @@ fn an_existing_file_needs_force() {
         assert_eq!(std::fs::read_to_string(&out).unwrap(), "mine\n");
     }
 }
+
+/// Issue #20: `-o` renamed a new file over the target, so its other hard
+/// links kept the old contents. A target with several names is written
+/// in place: every name sees the new contents.
+#[cfg(unix)]
+#[test]
+fn hard_links_of_the_output_see_the_new_contents() {
+    let tmp = TempDir::new("out-links");
+    for cmd in ["export", "import"] {
+        let out = tmp.write(&format!("linked-{cmd}"), "old\n");
+        let other = tmp.path().join(format!("other-name-{cmd}"));
+        std::fs::hard_link(&out, &other).unwrap();
+        let o = write_cmd(&tmp, cmd, out.to_str().unwrap(), &["--force"]);
+        assert_eq!(o.status.code(), Some(0), "{cmd}: {}", stderr(&o));
+        let text = std::fs::read_to_string(&other).unwrap();
+        assert!(text.contains("blog.test"), "{cmd}: {text}");
+        assert_eq!(text, std::fs::read_to_string(&out).unwrap(), "{cmd}");
+    }
+}

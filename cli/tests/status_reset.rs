@@ -249,8 +249,9 @@ fn status_reads_while_a_run_writes_and_nothing_is_created() {
     store.hold("held.test", far, HoldCause::Cooldown).unwrap();
 
     // A run: the lock, and a write transaction open on the store.
-    let lock = wr_feeds::lock::RunLock::acquire(&state, std::time::Duration::ZERO, &mut |_| {})
-        .expect("the run lock");
+    let lock =
+        wr_feeds::lock::RunLock::acquire(&state, wr_feeds::lock::LockWait::NONE, &mut |_, _| {})
+            .expect("the run lock");
     let (status, show) = store
         .reserve_slot("held.test", |_| {
             let status = timed(&state, &hosts, &["status", src, "--json"]);
@@ -547,6 +548,243 @@ fn status_shows_a_clamped_hold_and_what_was_stored() {
     let table = stdout(&wr(&state, &[], &["status"]));
     assert!(
         table.contains(&format!("stored as until {stored_text}")),
+        "{table}"
+    );
+}
+
+/// A directory made unwritable for as long as the guard lives. The
+/// sessions that run these tests are root, which writes anywhere a mode
+/// forbids: as root the directory is made immutable (`chattr +i`, which
+/// needs CAP_LINUX_IMMUTABLE and a file system that has the attribute),
+/// otherwise its mode is 0555. `None` when neither makes it unwritable.
+#[cfg(unix)]
+struct Unwritable {
+    dir: std::path::PathBuf,
+    chattr: bool,
+}
+
+#[cfg(unix)]
+impl Unwritable {
+    fn make(dir: &std::path::Path) -> Option<Unwritable> {
+        use std::os::unix::fs::PermissionsExt;
+        let chattr = std::process::Command::new("chattr")
+            .arg("+i")
+            .arg(dir)
+            .stderr(std::process::Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success());
+        if !chattr {
+            std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o555)).ok()?;
+        }
+        let guard = Unwritable {
+            dir: dir.to_path_buf(),
+            chattr,
+        };
+        let probe = dir.join("probe");
+        if std::fs::File::create(&probe).is_ok() {
+            let _ = std::fs::remove_file(&probe);
+            return None;
+        }
+        Some(guard)
+    }
+}
+
+#[cfg(unix)]
+impl Drop for Unwritable {
+    fn drop(&mut self) {
+        use std::os::unix::fs::PermissionsExt;
+        if self.chattr {
+            let _ = std::process::Command::new("chattr")
+                .arg("-i")
+                .arg(&self.dir)
+                .status();
+        } else {
+            let _ = std::fs::set_permissions(&self.dir, std::fs::Permissions::from_mode(0o755));
+        }
+    }
+}
+
+/// Issue #20: `status` and `show` only read, yet failed with SQLite's
+/// "unable to open database file" on a state directory that cannot be
+/// written. The case: a run stopped before it ended left its
+/// write-ahead log (`-wal`) and no `-shm`, and the directory is read-only
+/// (a read-only mount, a full disk, another user's directory): SQLite
+/// cannot create the `-shm` a WAL reader needs. Both now read the store
+/// in SQLite's immutable mode and say so. Proves it on a directory that
+/// truly refuses writes (see [`Unwritable`]); skipped, saying so, where
+/// none can be made (the forced-path test in feeds/src/store.rs still
+/// covers the open).
+#[cfg(unix)]
+#[test]
+fn status_and_show_read_a_state_directory_that_cannot_be_written() {
+    let tmp = TempDir::new("status-readonly");
+    let state = tmp.path().join("state");
+    let op = Operator::start("User-agent: *\nAllow: /\n");
+    let broken = Host::start("broken.test");
+    broken.route("/gone.xml", Route::status(404));
+    let src = tmp.write("sources.toml", SOURCES);
+    let src = src.to_str().unwrap();
+    let o = wr(&state, &[&op.wal, &op.pypi, &broken], &["-q", src]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    // A run stopped half-way: its store never closed (so its `-wal`
+    // stays), its `-shm` gone.
+    let store = wr_feeds::store::Store::open(&state).unwrap();
+    store
+        .hold(
+            "late.test",
+            Timestamp(4_102_444_800_000),
+            HoldCause::Cooldown,
+        )
+        .unwrap();
+    std::mem::forget(store);
+    let db = state.join("wr-feeds.sqlite3");
+    assert!(db.with_extension("sqlite3-wal").exists());
+    std::fs::remove_file(db.with_extension("sqlite3-shm")).unwrap();
+    let Some(guard) = Unwritable::make(&state) else {
+        eprintln!(
+            "SKIPPED status_and_show_read_a_state_directory_that_cannot_be_written: this \
+             machine cannot make a directory unwritable to this user (root without chattr +i)"
+        );
+        return;
+    };
+    let status = wr(&state, &[], &["status", src]);
+    let show = wr(&state, &[], &["show", src]);
+    drop(guard);
+    for (what, o) in [("status", &status), ("show", &show)] {
+        let err = stderr(o);
+        assert_eq!(o.status.code(), Some(0), "{what}: {err}");
+        assert!(!err.contains("unable to open"), "{what}: {err}");
+        assert!(err.contains("immutable mode"), "{what}: {err}");
+    }
+    assert!(
+        stdout(&status).contains("Broken  last run"),
+        "{}",
+        stdout(&status)
+    );
+    assert!(stdout(&show).contains("## Broken"), "{}", stdout(&show));
+}
+
+/// Issue #20: a server's `Retry-After` had no cap: ten years silenced the
+/// host for good. A real 429 asking for ten years holds the host for 30
+/// days from the run (R5's "at least that long" is kept for every value
+/// under the cap), and `status` shows the cap and what was asked; the
+/// next run still sends nothing.
+#[test]
+fn an_absurd_retry_after_is_capped_and_status_says_so() {
+    const RA_SOURCES: &str = r#"
+[[source]]
+name = "Decade"
+url = "http://decade.test/"
+feed = "http://decade.test/feed.xml"
+"#;
+    let op = Operator::start("User-agent: *\nAllow: /\n");
+    let decade = Host::start("decade.test");
+    decade
+        .route("/robots.txt", Route::status(404))
+        .route("/feed.xml", Route::status(429).retry_after("315360000"));
+    let hosts = [&op.wal, &op.pypi, &decade];
+    let tmp = TempDir::new("retry-after-cap");
+    let state = tmp.path().join("state");
+    let src = tmp.write("sources.toml", RA_SOURCES);
+    let src = src.to_str().unwrap();
+    let before = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs() as i64;
+    let o = wr(&state, &hosts, &["--force", "-q", src]);
+    assert_ne!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert_eq!(decade.requests_to("/feed.xml").len(), 1);
+
+    let v: serde_json::Value =
+        serde_json::from_slice(&wr(&state, &hosts, &["status", src, "--json"]).stdout).unwrap();
+    let line = &v["held_hosts"][0];
+    assert_eq!(line["host"], "decade.test", "{v}");
+    assert_eq!(line["reason"], "the server's Retry-After (R5)", "{v}");
+    let secs = |k: &str| {
+        chrono::DateTime::parse_from_rfc3339(line[k].as_str().unwrap_or_else(|| panic!("{k}: {v}")))
+            .unwrap()
+            .timestamp()
+    };
+    let month = 30 * 86_400;
+    assert!(
+        (before + month..=before + month + 120).contains(&secs("held_until")),
+        "held 30 days from the run: {v}"
+    );
+    assert_eq!(line["retry_after_until"], line["held_until"], "{v}");
+    assert!(
+        secs("retry_after_asked") >= before + 315_360_000,
+        "what the server asked is kept: {v}"
+    );
+    assert!(line.get("clamped_from").is_none(), "{v}");
+    let table = stdout(&wr(&state, &hosts, &["status", src]));
+    assert!(
+        table.contains("the server's Retry-After asked until")
+            && table.contains("capped at 30 days"),
+        "{table}"
+    );
+    // Capped, not lifted: the next run sends nothing.
+    let o = wr(&state, &hosts, &["--force", "-q", src]);
+    assert_ne!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert_eq!(decade.requests_to("/feed.xml").len(), 1);
+}
+
+/// README: `status` shows each source's "items seen and items not yet in
+/// a delivered digest", lists every source the store knows by its
+/// canonical URL when no sources file is given, and gives "the adopted
+/// blocklist's age and whether it is due for refresh".
+#[test]
+fn status_counts_undelivered_items_and_says_when_the_blocklist_is_due() {
+    let op = Operator::start("User-agent: *\nAllow: /\n");
+    let broken = Host::start("broken.test");
+    broken.route("/gone.xml", Route::status(404));
+    let hosts = [&op.wal, &op.pypi, &broken];
+    let tmp = TempDir::new("status-pending");
+    let state = tmp.path().join("state");
+    let src = tmp.write("sources.toml", SOURCES);
+    let o = wr(&state, &hosts, &["-q", src.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    // Two items a run recorded and no digest delivered (a killed run).
+    let key = "http://broken.test/gone.xml";
+    let item = |t: &str| wr_feeds::extract::Item {
+        title: t.into(),
+        url: format!("http://broken.test/{t}"),
+        published: None,
+        id: format!("http://broken.test/{t}"),
+    };
+    let mut store = wr_feeds::store::Store::open(&state).unwrap();
+    store
+        .record_items(
+            key,
+            "feed",
+            key,
+            &[item("a"), item("b")],
+            Timestamp::from_secs(1_700_000_000),
+        )
+        .unwrap();
+    let mut row = store.blocklist().unwrap().expect("an adopted blocklist");
+    let fresh = wr(&state, &[], &["status", "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&fresh.stdout).unwrap();
+    assert_eq!(v["blocklist"]["stale"], false, "{v}");
+    row.fetched_at = Timestamp(row.fetched_at.0 - 7 * 3_600_000);
+    store.put_blocklist(&row).unwrap();
+    drop(store);
+
+    let v: serde_json::Value =
+        serde_json::from_slice(&wr(&state, &[], &["status", "--json"]).stdout).unwrap();
+    let line = &v["sources"][0];
+    assert_eq!(line["name"], key, "by its canonical URL: {v}");
+    assert_eq!(line["key"], key, "{v}");
+    assert_eq!(line["items_seen"], 2, "{v}");
+    assert_eq!(line["items_pending"], 2, "{v}");
+    assert_eq!(v["blocklist"]["stale"], true, "{v}");
+    assert!(v["blocklist"]["age_s"].as_u64().unwrap() >= 7 * 3600, "{v}");
+    let table = stdout(&wr(&state, &[], &["status"]));
+    assert!(
+        table.contains("2 items seen, 2 not in a digest yet"),
+        "{table}"
+    );
+    assert!(
+        table.contains("due: the next run fetches it again"),
         "{table}"
     );
 }

@@ -41,6 +41,15 @@ pub const DEFAULT_MAX_RETRIES: u32 = 5;
 pub const DEFAULT_BACKOFF_BASE: Duration = Duration::from_secs(1);
 /// R5: no computed backoff delay exceeds this.
 pub const BACKOFF_CAP: Duration = Duration::from_secs(60);
+/// R5: the longest hold a server's `Retry-After` may set, from when it
+/// is recorded. R5 says "wait at least that long" and bounds nothing, so
+/// this caps only what no rate limit means: a month is longer than any
+/// maintenance window or quota period; a server that wants the bot gone
+/// for good says so in robots.txt or through the operator blocklist (R3),
+/// which hold for ever. Without it a `Retry-After` of ten years (or an
+/// HTTP-date from a server whose clock is decades ahead) silenced a host
+/// for good (issue #20). See [`crate::retry_after::cap_hold`].
+pub const RETRY_AFTER_CAP: Duration = Duration::from_secs(30 * 86_400);
 /// R5 (section 7 diagram): how long a host is left alone after retries run out.
 pub const FAILURE_COOLDOWN: Duration = Duration::from_secs(3_600);
 /// Section 9.1.1: robots.txt bodies are truncated to this many bytes.

@@ -72,6 +72,15 @@ pub fn parse_retry_after(value: &str, now: Timestamp) -> Result<Duration, RetryA
     }
 }
 
+/// The hold a server's `Retry-After` sets when it is recorded at `now`:
+/// `until`, but no later than [`crate::constants::RETRY_AFTER_CAP`] from
+/// `now`. Only a value past that is shortened; every real hold (seconds,
+/// hours, a day of maintenance) is kept whole, as R5's "wait at least that
+/// long" asks (see the constant for the reading).
+pub fn cap_hold(until: Timestamp, now: Timestamp) -> Timestamp {
+    until.min(now.saturating_add(crate::constants::RETRY_AFTER_CAP))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -81,6 +90,20 @@ mod tests {
 
     fn secs(v: &str) -> Result<u64, RetryAfterError> {
         parse_retry_after(v, NOW).map(|d| d.as_secs())
+    }
+
+    /// Issue #20: a hold is capped at 30 days from when it is recorded;
+    /// anything shorter, a day's maintenance say, is kept to the
+    /// millisecond.
+    #[test]
+    fn only_a_hold_past_the_cap_is_shortened() {
+        let day = NOW.saturating_add(Duration::from_secs(86_400));
+        assert_eq!(cap_hold(day, NOW), day);
+        let month = NOW.saturating_add(crate::constants::RETRY_AFTER_CAP);
+        assert_eq!(cap_hold(month, NOW), month);
+        let ten_years = NOW.saturating_add(Duration::from_secs(3_650 * 86_400));
+        assert_eq!(cap_hold(ten_years, NOW), month);
+        assert_eq!(cap_hold(Timestamp(u64::MAX), NOW), month);
     }
 
     #[test]

@@ -177,7 +177,7 @@ pub struct Config {
     pub max_wait: Duration,
     /// How long opening the pipeline waits for another process using the
     /// same state directory (see [`crate::lock`]).
-    pub lock_wait: Duration,
+    pub lock_wait: crate::lock::LockWait,
     /// R13 tags; `None` sends no tags.
     pub identity: Option<Identity>,
     /// DER certificates trusted *instead of* the bundled Mozilla roots
@@ -231,7 +231,11 @@ impl Config {
             timeouts: Timeouts::default(),
             max_body: DEFAULT_MAX_BODY,
             max_wait: DEFAULT_MAX_WAIT,
-            lock_wait: DEFAULT_LOCK_WAIT,
+            lock_wait: crate::lock::LockWait {
+                stall: DEFAULT_LOCK_STALL,
+                most: DEFAULT_LOCK_WAIT,
+                report_every: Duration::from_secs(60),
+            },
             identity: Some(Identity::detect()),
             tls_roots: None,
             clock: Arc::new(SystemClock::new()),
@@ -303,9 +307,17 @@ impl Config {
     }
 }
 
-/// Default of [`Config::lock_wait`]: a daily digest of a few hundred
-/// sources finishes well within it; a run stuck longer is worth an error.
-pub const DEFAULT_LOCK_WAIT: Duration = Duration::from_secs(30 * 60);
+/// The most a run waits in all for another that holds the state
+/// directory and keeps making progress ([`crate::lock::LockWait::most`]):
+/// runs of a daily digest are not worth stacking for longer than a day.
+/// A fixed 30 minutes was shorter than an honest run (1,000 sources at
+/// Crawl-delay 2 take 33.5 minutes; issue #20).
+pub const DEFAULT_LOCK_WAIT: Duration = Duration::from_secs(24 * 3600);
+
+/// How long a waiting run bears the holder's silence
+/// ([`crate::lock::LockWait::stall`]): twice the longest a working run
+/// goes without a step ([`DEFAULT_MAX_WAIT`], or one request's timeout).
+pub const DEFAULT_LOCK_STALL: Duration = Duration::from_secs(600);
 
 /// `$XDG_STATE_HOME/wr-feeds`, else `$HOME/.local/state/wr-feeds`.
 pub fn default_state_dir() -> Result<PathBuf, ConfigError> {

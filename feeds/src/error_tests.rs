@@ -34,7 +34,20 @@ fn messages_are_unchanged() {
                 waited: Duration::from_secs(90),
             }
             .to_string(),
-            "another wr-feeds run still holds /state/lock after 90 s; try again when it has finished",
+            // Issue #20: a run now waits while the holder makes progress,
+            // so running out of patience says it was the most it waits.
+            "another wr-feeds run still holds /state/lock after 90 s of waiting, the most a run \
+             waits; try again when it has finished",
+        ),
+        (
+            LockError::Stalled {
+                path: lock_path(),
+                waited: Duration::from_secs(700),
+                silent: Duration::from_secs(600),
+            }
+            .to_string(),
+            "another wr-feeds run holds /state/lock but has made no progress for 600 s (waited \
+             700 s in all): it may be stuck, or an older wr-feeds; try again when it has finished",
         ),
         (
             PipelineError::Lock(LockError::Busy {
@@ -42,7 +55,8 @@ fn messages_are_unchanged() {
                 waited: Duration::from_secs(2),
             })
             .to_string(),
-            "another wr-feeds run still holds /state/lock after 2 s; try again when it has finished",
+            "another wr-feeds run still holds /state/lock after 2 s of waiting, the most a run \
+             waits; try again when it has finished",
         ),
         (
             PipelineError::Http("no TLS roots".into()).to_string(),

@@ -144,7 +144,7 @@ struct Job {
 /// The pipeline: a gate, the state store, an HTTP client and a clock.
 pub struct Pipeline {
     /// Held while the pipeline lives: one process per state directory.
-    _lock: crate::lock::RunLock,
+    lock: crate::lock::RunLock,
     config: Config,
     gate: Gate,
     /// What the machines of the current run share (patience, R5 schedule,
@@ -248,17 +248,18 @@ impl Pipeline {
     /// Opens the state store in `config.state_dir` and restores the gate's
     /// knowledge from it (blocklist, robots.txt cache, per-host schedule).
     ///
-    /// Waits (up to [`Config::lock_wait`]) while another process uses the
-    /// same state directory; see [`crate::lock`].
+    /// Waits (as [`Config::lock_wait`] says) while another process uses
+    /// the same state directory; see [`crate::lock`].
     pub fn open(config: Config) -> Result<Pipeline, PipelineError> {
-        Pipeline::open_waiting(config, &mut |_| {})
+        Pipeline::open_waiting(config, &mut |_, _| {})
     }
 
-    /// [`Pipeline::open`], calling `on_wait` once if another process holds
-    /// the state directory, so the caller can say why nothing happens.
+    /// [`Pipeline::open`], calling `on_wait` with how long it has waited
+    /// so far while another process holds the state directory, so the
+    /// caller can say why nothing happens.
     pub fn open_waiting(
         config: Config,
-        on_wait: &mut dyn FnMut(&std::path::Path),
+        on_wait: &mut dyn FnMut(&std::path::Path, std::time::Duration),
     ) -> Result<Pipeline, PipelineError> {
         let lock = crate::lock::RunLock::acquire(&config.state_dir, config.lock_wait, on_wait)
             .map_err(PipelineError::Lock)?;
@@ -287,7 +288,7 @@ impl Pipeline {
         };
         let seed = config.rng_seed.unwrap_or(now.0 ^ 0x5DEE_CE66_D1CE_4E5B);
         Ok(Pipeline {
-            _lock: lock,
+            lock,
             jitter: Jitter::new(seed),
             run: Run::new(config.max_wait, config.backoff),
             config,
@@ -356,6 +357,9 @@ impl Pipeline {
     /// is told to the machine at the instant it was fetched, so a
     /// robots.txt or blocklist served from there is as old as it is.
     fn with_cx_at<R>(&mut self, now: Timestamp, f: impl FnOnce(&mut Ctx<'_>) -> R) -> R {
+        // Every step of every machine comes here: a run waiting for the
+        // lock sees this one is working (see [`crate::lock`]).
+        self.lock.beat();
         let mut cx = Ctx {
             gate: &mut self.gate,
             run: &mut self.run,
@@ -665,9 +669,15 @@ impl Pipeline {
                         WaitReason::Cooldown => HoldCause::Cooldown,
                         WaitReason::Backoff | WaitReason::Throttle => HoldCause::Backoff,
                     };
-                    self.store.hold(&host, until, cause)?;
-                    // The fleet honours it too, as a duration from now.
-                    let remaining = self.clock.now().until(until);
+                    self.store.hold_at(&host, until, cause, self.clock.now())?;
+                    // The fleet honours it too, as a duration from now,
+                    // capped as the store caps a server's (issue #20).
+                    let now = self.clock.now();
+                    let until = match cause {
+                        HoldCause::RetryAfter => wr_core::retry_after::cap_hold(until, now),
+                        _ => until,
+                    };
+                    let remaining = now.until(until);
                     if let Some(Err(e)) =
                         self.fleet.as_mut().map(|f| f.hold(&host, remaining, cause))
                     {

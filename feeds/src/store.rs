@@ -65,7 +65,7 @@ CREATE TABLE IF NOT EXISTS validators(
   stored_at INTEGER NOT NULL, PRIMARY KEY (url, accept));
 CREATE TABLE IF NOT EXISTS hosts(
   host TEXT PRIMARY KEY, last_request INTEGER, hold_until INTEGER, hold_reason TEXT,
-  retry_after_until INTEGER);
+  retry_after_until INTEGER, retry_after_asked INTEGER);
 CREATE TABLE IF NOT EXISTS sources(
   name TEXT PRIMARY KEY, last_run INTEGER, last_status TEXT, method TEXT, fetched_url TEXT,
   offered_at INTEGER, error_streak INTEGER NOT NULL DEFAULT 0, last_note TEXT);
@@ -84,8 +84,9 @@ CREATE TABLE IF NOT EXISTS digest_sources(
 /// migration of [`migrate`] has run. A store below it is brought up to
 /// date when it is opened for writing (or, for a read-only open, once,
 /// before it is read). 2: `hosts.retry_after_until` (issue #18) or
-/// `sources.last_note` (issue #19), each added on its own branch; 3: both.
-const SCHEMA_VERSION: i64 = 3;
+/// `sources.last_note` (issue #19), each added on its own branch; 3: both;
+/// 4: `hosts.retry_after_asked` (issue #20, a capped Retry-After).
+const SCHEMA_VERSION: i64 = 4;
 
 /// A stored robots.txt.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -139,6 +140,10 @@ pub struct HostRow {
     /// The latest instant a server's `Retry-After` asked to wait until
     /// (R5: "wait at least that long"); `hold_until` is never before it.
     pub retry_after_until: Option<Timestamp>,
+    /// What that `Retry-After` asked for, when it lay past
+    /// [`wr_core::constants::RETRY_AFTER_CAP`] and `retry_after_until`
+    /// is the cap ([`wr_core::retry_after::cap_hold`]).
+    pub retry_after_asked: Option<Timestamp>,
 }
 
 impl HostRow {
@@ -153,21 +158,34 @@ impl HostRow {
     /// [`crate::clock::clamp_stored`]: the last request no later than
     /// now; a hold of ours no later than now plus
     /// [`HostRow::LONGEST_OWN_HOLD`] (a longer one was written by a clock
-    /// that was ahead). A server's `Retry-After` is kept whole: R5 says
-    /// wait at least that long, it has no upper bound, and shortening it
-    /// is the one clamp that could under-wait; the hold is never before it.
+    /// that was ahead). A server's `Retry-After` is kept whole up to
+    /// [`wr_core::constants::RETRY_AFTER_CAP`] from now: R5 says wait at
+    /// least that long and has no upper bound, so only a hold past that
+    /// cap (written before the cap existed) is shortened, to it, keeping
+    /// what was asked in [`HostRow::retry_after_asked`]. The hold is never
+    /// before the server's.
     pub fn clamped(self, now: Timestamp) -> HostRow {
         use crate::clock::clamp_stored;
+        // A second's slack, as for our own holds: a reader whose clock
+        // reads whole seconds must not shave a hold capped a moment ago.
+        let server = self
+            .retry_after_until
+            .map(|t| wr_core::retry_after::cap_hold(t, now.saturating_add(Duration::from_secs(1))));
+        let asked = match (self.retry_after_until, server) {
+            (Some(was), Some(capped)) if capped < was => self.retry_after_asked.or(Some(was)),
+            _ => self.retry_after_asked,
+        };
         HostRow {
             last_request: self
                 .last_request
                 .map(|t| clamp_stored(t, now, Duration::ZERO)),
             hold_until: self.hold_until.map(|t| {
                 clamp_stored(t, now, HostRow::LONGEST_OWN_HOLD)
-                    .max(self.retry_after_until.unwrap_or_default().min(t))
+                    .max(server.unwrap_or_default().min(t))
             }),
             cooldown: self.cooldown,
-            retry_after_until: self.retry_after_until,
+            retry_after_until: server,
+            retry_after_asked: asked,
         }
     }
 }
@@ -229,6 +247,10 @@ pub struct Days {
     pub start: Timestamp,
     /// The instant the day after `last` begins.
     pub end: Timestamp,
+    /// The reader's today, `YYYY-MM-DD`: a day stored after it (by a
+    /// clock that was ahead) is read as today, as every stored instant is
+    /// clamped to now ([`crate::clock::clamp_stored`]; issue #20).
+    pub today: String,
 }
 
 /// One source's section of a digest day, as the last digest written that
@@ -272,7 +294,8 @@ pub struct ItemCounts {
 
 /// The condition "an item of the days `:first..=:last`, which span the
 /// instants `[:start, :end)`" (see [`Days`]).
-const IN_DAYS: &str = "reported = 1 AND ((reported_on >= :first AND reported_on <= :last)
+const IN_DAYS: &str = "reported = 1
+     AND ((min(reported_on, :today) >= :first AND min(reported_on, :today) <= :last)
      OR (reported_on IS NULL AND first_seen >= :start AND first_seen < :end))";
 
 fn ts(v: Option<i64>) -> Option<Timestamp> {
@@ -303,6 +326,60 @@ fn describe(e: &rusqlite::Error) -> String {
         ),
         _ => e.to_string(),
     }
+}
+
+/// Whether `e` says the store could not be opened or read for want of
+/// writing: its `-shm` missing and not creatable (a read-only directory,
+/// a full disk), or the file system refusing.
+fn cannot_write(e: &rusqlite::Error) -> bool {
+    matches!(
+        e.sqlite_error_code(),
+        Some(
+            rusqlite::ErrorCode::CannotOpen
+                | rusqlite::ErrorCode::ReadOnly
+                | rusqlite::ErrorCode::DiskFull
+                | rusqlite::ErrorCode::SystemIoFailure
+                | rusqlite::ErrorCode::PermissionDenied
+        )
+    )
+}
+
+/// The database file `path` in SQLite's immutable mode: read-only, no
+/// `-shm` or `-wal` opened or created, no locks taken.
+fn open_immutable(path: &Path) -> rusqlite::Result<Connection> {
+    use rusqlite::OpenFlags;
+    let conn = Connection::open_with_flags(
+        immutable_uri(path),
+        OpenFlags::SQLITE_OPEN_READ_ONLY
+            | OpenFlags::SQLITE_OPEN_URI
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )?;
+    conn.busy_timeout(BUSY_WAIT)?;
+    Ok(conn)
+}
+
+/// `file:PATH?immutable=1`, every octet of PATH but unreserved ones and
+/// `/` percent-encoded (a `?`, `#` or `%` in a directory name would
+/// otherwise end the path or start an escape).
+fn immutable_uri(path: &Path) -> String {
+    let text = path.to_string_lossy();
+    let mut uri = String::from("file:");
+    // An absolute Windows path (`C:/...`) is written `file:/C:/...`.
+    #[cfg(windows)]
+    let text = text.replace('\\', "/");
+    #[cfg(windows)]
+    if text.as_bytes().get(1) == Some(&b':') {
+        uri.push('/');
+    }
+    for b in text.bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~/:".contains(&b) {
+            uri.push(char::from(b));
+        } else {
+            uri.push_str(&format!("%{b:02X}"));
+        }
+    }
+    uri.push_str("?immutable=1");
+    uri
 }
 
 fn pending_in(conn: &Connection, source: &str) -> rusqlite::Result<Vec<Item>> {
@@ -397,6 +474,11 @@ fn migrate(conn: &Connection) -> rusqlite::Result<()> {
                WHERE hold_reason = 'backoff' AND hold_until IS NOT NULL;",
         )?;
     }
+    // The instant a server's Retry-After asked for, when it lay past
+    // `RETRY_AFTER_CAP` and was capped (issue #20).
+    if !has("hosts", "retry_after_asked") {
+        conn.execute_batch("ALTER TABLE hosts ADD COLUMN retry_after_asked INTEGER")?;
+    }
     let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
     if version < SCHEMA_VERSION {
         conn.pragma_update(None, "user_version", SCHEMA_VERSION)?;
@@ -408,6 +490,8 @@ fn migrate(conn: &Connection) -> rusqlite::Result<()> {
 pub struct Store {
     conn: Connection,
     path: PathBuf,
+    /// Opened in SQLite's immutable mode ([`Store::open_existing`]).
+    immutable: bool,
 }
 
 impl fmt::Debug for Store {
@@ -433,7 +517,11 @@ impl Store {
         let conn = Connection::open(&path).map_err(err)?;
         conn.busy_timeout(BUSY_WAIT).map_err(err)?;
         migrate(&conn).map_err(err)?;
-        Ok(Store { conn, path })
+        Ok(Store {
+            conn,
+            path,
+            immutable: false,
+        })
     }
 
     /// Opens the store of `dir` if there is one, creating nothing: `None`
@@ -442,7 +530,32 @@ impl Store {
     /// is read-only, and SQLite's WAL lets it read while a run writes. A
     /// store from an older wr-feeds is brought up to date first (a short
     /// write, waiting at most [`BUSY_WAIT`] for a run's transaction).
+    ///
+    /// Read-only, it still works where nothing can be written (a read-only
+    /// mount, a full disk, a directory the user may not write; issue
+    /// #20): a WAL database needs its `-shm` file, and when that file is
+    /// missing and cannot be created SQLite cannot open it ("unable to
+    /// open database file"), though `status` and `show` only read. The
+    /// open then falls back to SQLite's immutable mode
+    /// (`file:...?immutable=1`), which reads the database file alone
+    /// ([`Store::is_immutable`] says so): what a run wrote to the `-wal`
+    /// and never folded back (a run killed mid-way) is not seen, which
+    /// the caller must say.
     pub fn open_existing(dir: &Path, write: bool) -> Result<Option<Store>> {
+        Store::open_existing_as(dir, write, false)
+    }
+
+    /// Whether [`Store::open_existing`] had to read the database in
+    /// SQLite's immutable mode (the state directory cannot be written).
+    pub fn is_immutable(&self) -> bool {
+        self.immutable
+    }
+
+    /// [`Store::open_existing`]; `immutable` forces the fallback of a
+    /// read-only open (tests: the sessions that run them are root, which
+    /// writes anywhere a permission alone forbids).
+    #[doc(hidden)]
+    pub fn open_existing_as(dir: &Path, write: bool, immutable: bool) -> Result<Option<Store>> {
         use rusqlite::OpenFlags;
         let path = dir.join(crate::config::DB_FILE);
         if !path.is_file() {
@@ -464,10 +577,47 @@ impl Store {
             conn.busy_timeout(BUSY_WAIT)?;
             Ok(conn)
         };
-        let conn = open(if write { rw } else { ro }).map_err(err)?;
-        let version: i64 = conn
-            .query_row("PRAGMA user_version", [], |r| r.get(0))
-            .map_err(err)?;
+        let version = |conn: &Connection| -> rusqlite::Result<i64> {
+            conn.query_row("PRAGMA user_version", [], |r| r.get(0))
+        };
+        // SQLite opens lazily: the first read is where a missing `-shm`
+        // that cannot be created shows.
+        let first = if immutable && !write {
+            Err(rusqlite::Error::SqliteFailure(
+                rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_CANTOPEN),
+                Some("forced immutable".into()),
+            ))
+        } else {
+            open(if write { rw } else { ro }).and_then(|c| version(&c).map(|v| (c, v)))
+        };
+        let (conn, version, immutable) = match first {
+            Ok((c, v)) => (c, v, false),
+            Err(e) if !write && cannot_write(&e) => {
+                let c = open_immutable(&path).map_err(|e2| StoreError {
+                    path: path.clone(),
+                    reason: format!(
+                        "{}; read in SQLite's immutable mode instead: {}",
+                        describe(&e),
+                        describe(&e2)
+                    ),
+                    source: Some(Box::new(e2)),
+                })?;
+                let v = version(&c).map_err(err)?;
+                if v < SCHEMA_VERSION {
+                    return Err(StoreError {
+                        path: path.clone(),
+                        reason: format!(
+                            "the store is from an older wr-feeds and needs a one-time \
+                             upgrade, which needs the state directory writable ({})",
+                            describe(&e)
+                        ),
+                        source: Some(Box::new(e)),
+                    });
+                }
+                (c, v, true)
+            }
+            Err(e) => return Err(err(e)),
+        };
         let conn = if version >= SCHEMA_VERSION {
             conn
         } else if write {
@@ -478,7 +628,11 @@ impl Store {
             migrate(&open(rw).map_err(err)?).map_err(err)?;
             open(ro).map_err(err)?
         };
-        Ok(Some(Store { conn, path }))
+        Ok(Some(Store {
+            conn,
+            path,
+            immutable,
+        }))
     }
 
     /// The database file.
@@ -524,8 +678,15 @@ impl Store {
                 let c = row.clamped(now);
                 if c != row {
                     changed += self.conn.execute(
-                        "UPDATE hosts SET last_request = ?2, hold_until = ?3 WHERE host = ?1",
-                        params![host, c.last_request.map(sql_ts), c.hold_until.map(sql_ts)],
+                        "UPDATE hosts SET last_request = ?2, hold_until = ?3,
+                           retry_after_until = ?4, retry_after_asked = ?5 WHERE host = ?1",
+                        params![
+                            host,
+                            c.last_request.map(sql_ts),
+                            c.hold_until.map(sql_ts),
+                            c.retry_after_until.map(sql_ts),
+                            c.retry_after_asked.map(sql_ts)
+                        ],
                     )?;
                 }
             }
@@ -620,25 +781,61 @@ impl Store {
     /// ([`HostRow::retry_after_until`]), so a later hold of ours (a
     /// cool-down) cannot hide it from [`Store::lift_hold`].
     pub fn hold(&self, host: &str, until: Timestamp, cause: HoldCause) -> Result<()> {
+        self.hold_asked(host, until, cause, None)
+    }
+
+    /// [`Store::hold`] as a run records it at `now`: a server's
+    /// `Retry-After` past [`wr_core::constants::RETRY_AFTER_CAP`] is
+    /// capped ([`wr_core::retry_after::cap_hold`]) and what it asked for
+    /// kept beside it, for `status` to show (issue #20).
+    pub fn hold_at(
+        &self,
+        host: &str,
+        until: Timestamp,
+        cause: HoldCause,
+        now: Timestamp,
+    ) -> Result<()> {
+        if cause != HoldCause::RetryAfter {
+            return self.hold(host, until, cause);
+        }
+        let capped = wr_core::retry_after::cap_hold(until, now);
+        self.hold_asked(host, capped, cause, (capped < until).then_some(until))
+    }
+
+    fn hold_asked(
+        &self,
+        host: &str,
+        until: Timestamp,
+        cause: HoldCause,
+        asked: Option<Timestamp>,
+    ) -> Result<()> {
         // `hold_reason` keeps the words older versions read.
         let reason = match cause {
             HoldCause::Cooldown => "cooldown",
             HoldCause::Backoff | HoldCause::RetryAfter => "backoff",
         };
         let retry_after = (cause == HoldCause::RetryAfter).then(|| sql_ts(until));
+        // Every expression of the update reads the row as it was: what
+        // was asked goes with whichever Retry-After ends last.
         self.conn
             .execute(
-                "INSERT INTO hosts(host, hold_until, hold_reason, retry_after_until)
-                 VALUES (?1, ?2, ?3, ?4)
+                "INSERT INTO hosts(host, hold_until, hold_reason, retry_after_until,
+                                   retry_after_asked)
+                 VALUES (?1, ?2, ?3, ?4, ?5)
                  ON CONFLICT(host) DO UPDATE SET
                    hold_reason = CASE WHEN coalesce(hold_until, 0) < excluded.hold_until
                                  THEN excluded.hold_reason ELSE hold_reason END,
                    hold_until = max(coalesce(hold_until, 0), excluded.hold_until),
+                   retry_after_asked = CASE WHEN excluded.retry_after_until IS NULL
+                                         OR excluded.retry_after_until
+                                            < coalesce(retry_after_until, 0)
+                                       THEN retry_after_asked
+                                       ELSE excluded.retry_after_asked END,
                    retry_after_until = CASE WHEN excluded.retry_after_until IS NULL
                                        THEN retry_after_until
                                        ELSE max(coalesce(retry_after_until, 0),
                                                 excluded.retry_after_until) END",
-                params![host, sql_ts(until), reason, retry_after],
+                params![host, sql_ts(until), reason, retry_after, asked.map(sql_ts)],
             )
             .map(|_| ())
             .map_err(|e| self.err(e))
@@ -932,7 +1129,7 @@ impl Store {
             (Some(_), server) => {
                 tx.execute(
                     "UPDATE hosts SET hold_until = NULL, hold_reason = NULL,
-                       retry_after_until = NULL WHERE host = ?1",
+                       retry_after_until = NULL, retry_after_asked = NULL WHERE host = ?1",
                     [host],
                 )
                 .map_err(&err)?;
@@ -1146,6 +1343,7 @@ impl Store {
                 ":last": days.last,
                 ":start": sql_ts(days.start),
                 ":end": sql_ts(days.end),
+                ":today": days.today,
             },
         )
         .map_err(|e| self.err(e))
@@ -1164,10 +1362,33 @@ impl Store {
                     ":last": days.last,
                     ":start": sql_ts(days.start),
                     ":end": sql_ts(days.end),
+                    ":today": days.today,
                 },
                 |r| r.get(0),
             )?;
             rows.collect()
+        };
+        run().map_err(|e| self.err(e))
+    }
+
+    /// Moves every digest day stored after `today` (by a clock that was
+    /// ahead) to `today`, as [`Store::clamp_instants`] does with instants:
+    /// an item reported "tomorrow" belongs to today's digest, and is not
+    /// listed again by tomorrow's (issue #20). A section stored for such a
+    /// day whose source already has one today is left where it is (the
+    /// items are what a day holds; `show` reads no day after today).
+    /// Returns how many rows moved.
+    pub fn clamp_days(&self, today: &str) -> Result<usize> {
+        let run = || -> rusqlite::Result<usize> {
+            let items = self.conn.execute(
+                "UPDATE items SET reported_on = ?1 WHERE reported_on > ?1",
+                [today],
+            )?;
+            let heads = self.conn.execute(
+                "UPDATE OR IGNORE digest_sources SET day = ?1 WHERE day > ?1",
+                [today],
+            )?;
+            Ok(items + heads)
         };
         run().map_err(|e| self.err(e))
     }
@@ -1295,7 +1516,8 @@ fn write_validators(
 }
 
 /// The columns [`host_row`] reads, in its order.
-const HOST_COLUMNS: &str = "last_request, hold_until, hold_reason, retry_after_until";
+const HOST_COLUMNS: &str =
+    "last_request, hold_until, hold_reason, retry_after_until, retry_after_asked";
 
 /// A [`HostRow`] from the [`HOST_COLUMNS`] of `r` starting at column `at`.
 fn host_row(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<HostRow> {
@@ -1304,6 +1526,7 @@ fn host_row(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<HostRow> {
         hold_until: ts(r.get(at + 1)?),
         cooldown: r.get::<_, Option<String>>(at + 2)?.as_deref() == Some("cooldown"),
         retry_after_until: ts(r.get(at + 3)?),
+        retry_after_asked: ts(r.get(at + 4)?),
     })
 }
 
@@ -1339,6 +1562,90 @@ mod tests {
             .into_iter()
             .map(|i| i.title)
             .collect()
+    }
+
+    /// Issue #20: a server's Retry-After is capped at 30 days from when
+    /// it is recorded, what it asked kept beside it; a shorter one is kept
+    /// whole; one stored uncapped (before the cap) is capped when read
+    /// and written back so, its asked instant kept.
+    #[test]
+    fn a_retry_after_past_the_cap_is_capped_and_what_it_asked_kept() {
+        use wr_core::constants::RETRY_AFTER_CAP;
+        let dir = std::env::temp_dir().join(format!("wr-store-ra-cap-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let s = Store::open(&dir).unwrap();
+        let now = Timestamp::from_secs(1_800_000_000);
+        let cap = now.saturating_add(RETRY_AFTER_CAP);
+        let decade = now.saturating_add(Duration::from_secs(3_650 * 86_400));
+        let day = now.saturating_add(Duration::from_secs(86_400));
+        s.hold_at("far.test", decade, HoldCause::RetryAfter, now)
+            .unwrap();
+        s.hold_at("day.test", day, HoldCause::RetryAfter, now)
+            .unwrap();
+        let far = s.host("far.test").unwrap();
+        assert_eq!(
+            (far.hold_until, far.retry_after_until, far.retry_after_asked),
+            (Some(cap), Some(cap), Some(decade))
+        );
+        let d = s.host("day.test").unwrap();
+        assert_eq!(
+            (d.hold_until, d.retry_after_until, d.retry_after_asked),
+            (Some(day), Some(day), None)
+        );
+        // Read later, a capped hold is not capped again.
+        let later = now.saturating_add(Duration::from_secs(3_600));
+        assert_eq!(far.clamped(later), far);
+        // Our cool-down after it does not lose what was asked.
+        s.hold_at("far.test", later, HoldCause::Cooldown, later)
+            .unwrap();
+        assert_eq!(s.host("far.test").unwrap().retry_after_asked, Some(decade));
+        // Stored before the cap existed.
+        s.hold("old.test", decade, HoldCause::RetryAfter).unwrap();
+        let old = s.host("old.test").unwrap().clamped(now);
+        assert_eq!(old.retry_after_asked, Some(decade));
+        assert!(old.retry_after_until.unwrap() <= cap.saturating_add(Duration::from_secs(1)));
+        assert_eq!(old.hold_until, old.retry_after_until);
+        assert!(s.clamp_instants(now).unwrap() >= 1);
+        let written = s.host("old.test").unwrap();
+        assert_eq!(written, old);
+        drop(s);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// The read-only open's fallback (issue #20), forced: the session that
+    /// runs the tests is root, which writes where a permission alone
+    /// forbids (cli/tests/status_reset.rs makes a directory truly
+    /// unwritable where it can). Proves the immutable open reads the
+    /// store, says it did, creates nothing beside it, and copes with a
+    /// directory name that a URI would misread (`?`, `#`, `%`, a space).
+    #[test]
+    fn a_read_only_open_falls_back_to_immutable_mode() {
+        let dir =
+            std::env::temp_dir().join(format!("wr-store-immutable ?#%41-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        {
+            let s = Store::open(&dir).unwrap();
+            s.hold("h.test", Timestamp(5_000), HoldCause::Cooldown)
+                .unwrap();
+        }
+        let names = || {
+            let mut v: Vec<_> = std::fs::read_dir(&dir)
+                .unwrap()
+                .map(|e| e.unwrap().file_name())
+                .collect();
+            v.sort();
+            v
+        };
+        let before = names();
+        let s = Store::open_existing_as(&dir, false, true).unwrap().unwrap();
+        assert!(s.is_immutable());
+        assert_eq!(s.host("h.test").unwrap().hold_until, Some(Timestamp(5_000)));
+        assert_eq!(names(), before, "nothing created beside the store");
+        drop(s);
+        let s = Store::open_existing(&dir, false).unwrap().unwrap();
+        assert!(!s.is_immutable(), "a writable directory is read as usual");
+        drop(s);
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     /// A store another process keeps locked past the busy wait says so in
@@ -1579,6 +1886,7 @@ mod tests {
             last: last.into(),
             start: Timestamp(start),
             end: Timestamp(end),
+            today: "9999-12-31".into(),
         }
     }
 

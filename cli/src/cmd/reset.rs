@@ -22,7 +22,6 @@ use crate::ui::Ui;
 use crate::{CmdResult, Common};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::Duration;
 use wr_feeds::extract::clean_message;
 use wr_feeds::fleet::FleetLift;
 use wr_feeds::store::Lift;
@@ -99,8 +98,8 @@ pub fn run(args: &Args, common: &Common) -> CmdResult {
         Some(url) => Some(
             wr_feeds::fleet::Coordinator::connect(
                 url,
-                Duration::from_secs(1),
-                Duration::from_secs(5),
+                std::time::Duration::from_secs(1),
+                std::time::Duration::from_secs(5),
             )
             .map_err(|e| {
                 crate::CliError::msg(format!(
@@ -113,9 +112,9 @@ pub fn run(args: &Args, common: &Common) -> CmdResult {
     // The run lock, only if free and only while writing: no run starts
     // half-way through a reset. A run that holds it is not waited for; it
     // keeps what it already knows until it ends.
-    let lock = store
-        .as_ref()
-        .map(|_| wr_feeds::lock::RunLock::acquire(&dir, Duration::ZERO, &mut |_| {}));
+    let lock = store.as_ref().map(|_| {
+        wr_feeds::lock::RunLock::acquire(&dir, wr_feeds::lock::LockWait::NONE, &mut |_, _| {})
+    });
     if lock.as_ref().is_some_and(|l| l.is_err()) {
         ui.warn(
             "a run is in progress on this state directory: what is reset here takes effect \

@@ -126,6 +126,76 @@ fn strip_label(s: &str) -> String {
     s.strip_prefix("denied by ").unwrap_or(s).to_string()
 }
 
+/// Where the digest of another day that the plain `-o` file `path` holds
+/// will be kept ([`digest::kept_name`]), checked before anything is
+/// fetched: `None` when the file holds no digest, or today's (a rerun
+/// rewrites its own day), or when that name already holds the very same
+/// bytes. A kept name taken by something else is refused, saying why:
+/// today's digest would otherwise empty what the file held, a whole day
+/// of items, at the first run after local midnight.
+fn earlier_day(path: &std::path::Path, today: &str) -> Result<Option<PathBuf>, CliError> {
+    let Ok(held) = std::fs::read(path) else {
+        return Ok(None);
+    };
+    let Some(day) = digest::day_held(&held).filter(|d| d != today) else {
+        return Ok(None);
+    };
+    let kept = digest::kept_name(path, &day);
+    match std::fs::read(&kept) {
+        Ok(k) if k == held => Ok(None),
+        Ok(_) => Err(CliError::msg(format!(
+            "{} holds the digest of {day}, which would be kept as {} before today's replaces \
+             it, but that file exists and holds something else: move one of them, or name \
+             one file per day with `{{date}}` (`-o digest-{{date}}.md`); nothing was fetched",
+            path.display(),
+            kept.display()
+        ))),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Some(kept)),
+        Err(e) => Err(CliError::msg(format!(
+            "{} holds the digest of {day}, to be kept as {} before today's replaces it, \
+             but that name cannot be read ({e}); nothing was fetched",
+            path.display(),
+            kept.display()
+        ))),
+    }
+}
+
+/// Copies the other day's digest that `path` holds to `kept` (a new
+/// file, never one that exists; synced; the same permissions), just
+/// before today's is written. Returns the day kept, `None` when the file
+/// no longer holds another day's digest.
+fn keep_earlier(path: &std::path::Path, kept: &std::path::Path) -> std::io::Result<Option<String>> {
+    use std::io::Write;
+    let held = match std::fs::read(path) {
+        Ok(h) => h,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    let Some(day) = digest::day_held(&held) else {
+        return Ok(None);
+    };
+    if std::fs::read(kept).is_ok_and(|k| k == held) {
+        return Ok(Some(day));
+    }
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(kept)?;
+    let mut write = || -> std::io::Result<()> {
+        f.write_all(&held)?;
+        if let Ok(m) = std::fs::metadata(path) {
+            f.set_permissions(m.permissions())?;
+        }
+        f.sync_all()
+    };
+    if let Err(e) = write() {
+        // Half a copy is no copy: the next run must not take it for one.
+        let _ = std::fs::remove_file(kept);
+        return Err(e);
+    }
+    Ok(Some(day))
+}
+
 /// The default command: run the sources, write the digest.
 pub fn run(args: &Args, common: &Common) -> CmdResult {
     let mut ui = Ui::new(common.quiet, common.verbose);
@@ -148,12 +218,18 @@ pub fn run(args: &Args, common: &Common) -> CmdResult {
     // `-o -` (or `output = "-"`) is standard output, as for every other
     // tool; a file is checked (symlink followed, device refused, its
     // directory writable) before anything is fetched.
-    let named: Option<PathBuf> = args
-        .output
-        .clone()
-        .or(file.settings.output.clone())
-        .map(|o| digest::dated(&o, &day));
+    let raw = args.output.clone().or(file.settings.output.clone());
+    let named: Option<PathBuf> = raw.as_ref().map(|o| digest::dated(o, &day));
     let output = output::checked(named.as_deref()).map_err(CliError::msg)?;
+    // A plain `-o FILE` (no `{date}`) holding another day's digest: that
+    // digest is kept beside it before today's replaces it (issue #20).
+    let per_day = raw
+        .as_ref()
+        .is_some_and(|o| o.to_string_lossy().contains("{date}"));
+    let earlier = match &output {
+        Output::File { path, .. } if !per_day => earlier_day(path, &day)?,
+        _ => None,
+    };
     let cfg = match config(common, &file.settings) {
         Ok(c) => c,
         Err(e) => {
@@ -194,7 +270,15 @@ pub fn run(args: &Args, common: &Common) -> CmdResult {
     // delivered come first, in the order they were delivered, then this
     // run's, each once. A rerun never writes a poorer digest, whatever R8
     // or a 304 says of the source now.
-    let today = digest::parse_day(&day).ok().map(|d| digest::days(d, d));
+    let today = digest::parse_day(&day).ok().map(|d| digest::days(d, d, d));
+    // A digest day stored after today, by a clock that was ahead, is
+    // today's (issue #20), written back as the pipeline wrote back the
+    // schedule's instants when it opened.
+    if let Err(e) = pipeline.store().clamp_days(&day) {
+        ui.warn(&format!(
+            "digest days stored after today could not be moved to today ({e})"
+        ));
+    }
     let mut day_sources = report.sources.clone();
     if !args.all {
         for r in &mut day_sources {
@@ -264,6 +348,25 @@ pub fn run(args: &Args, common: &Common) -> CmdResult {
         Format::Markdown => d.to_markdown(),
         Format::Json => d.to_json(),
     };
+    if let (Some(kept), Output::File { path, .. }) = (&earlier, &output) {
+        match keep_earlier(path, kept) {
+            Ok(Some(d)) => ui.info(&format!(
+                "{} held the digest of {d}: kept as {} before today's replaced it",
+                output.display(),
+                kept.display()
+            )),
+            Ok(None) => {}
+            Err(e) => {
+                return Err(CliError::msg(format!(
+                    "{} holds another day's digest, which could not be kept as {} before \
+                     today's replaced it ({e}); nothing was written, and this run's new items \
+                     stay pending for the next digest",
+                    output.display(),
+                    kept.display()
+                )))
+            }
+        }
+    }
     if let Err(e) = output.write(text.as_bytes()) {
         let what = match &output {
             Output::Stdout => "the digest to standard output".to_string(),

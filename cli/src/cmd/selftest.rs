@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 use std::process::ExitCode;
 use wr_core::constants::{SPEC_VERSION, TEST_FIXTURES_PATH, UA_TOKEN};
 use wr_core::robots::Policy;
+use wr_feeds::extract::clean_message;
 use wr_feeds::{CheckReport, FetchError, Pipeline};
 
 #[derive(clap::Args)]
@@ -409,6 +410,28 @@ pub fn run(args: &Args, common: &Common) -> CmdResult {
             "cannot record the self-test in {}: {e}",
             state_dir.display()
         ));
+    }
+    // A self-test that could not reach the operator leaves its host held
+    // (R5's cool-down after retries): every digest's blocklist fetch is
+    // then deferred for the hour. Say so, and how to lift it (issue #20).
+    let now_ms = crate::cmd::status::now().0;
+    match crate::cmd::status::held_hosts(p.store(), now_ms) {
+        Ok(held) => {
+            for h in held {
+                ui.warn(&format!(
+                    "{} is held until {} (in {}; {}): every request to it, the digest's \
+                     included, is deferred until then; {}",
+                    clean_message(&h.host),
+                    h.held_until,
+                    crate::cmd::status::span(h.held_for_s),
+                    h.reason,
+                    h.reset
+                ));
+            }
+        }
+        Err(e) => ui.warn(&format!(
+            "cannot read which hosts this self-test left held: {e}"
+        )),
     }
     printed?;
     Ok(ExitCode::from(if passed { 0 } else { 1 }))

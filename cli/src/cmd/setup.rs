@@ -62,13 +62,23 @@ pub(crate) fn config(common: &Common, settings: &Settings) -> Result<Config, Str
 
 pub(crate) fn open(cfg: Config, ui: &Ui) -> Option<Pipeline> {
     let dir = cfg.state_dir.clone();
-    let patience = cfg.lock_wait.as_secs() / 60;
-    let mut on_wait = |lock: &std::path::Path| {
-        ui.warn(&format!(
-            "another wr-feeds run is using {} ({}); waiting for it to finish (up to {patience} min)",
-            dir.display(),
-            lock.display()
-        ))
+    let stall = cfg.lock_wait.stall.as_secs().div_ceil(60);
+    let most = cfg.lock_wait.most.as_secs() / 3600;
+    let mut on_wait = |lock: &std::path::Path, waited: Duration| {
+        if waited < Duration::from_secs(1) {
+            ui.warn(&format!(
+                "another wr-feeds run is using {} ({}); waiting for it to finish, as long as \
+                 it makes progress (giving up after {stall} min without progress, or \
+                 {most} h in all)",
+                dir.display(),
+                lock.display()
+            ))
+        } else {
+            ui.warn(&format!(
+                "still waiting for the other wr-feeds run to finish ({} so far)",
+                crate::cmd::status::span(waited.as_secs())
+            ))
+        }
     };
     match Pipeline::open_waiting(cfg, &mut on_wait) {
         Ok(p) => Some(p),

@@ -149,11 +149,16 @@ pub fn run(args: &Args, common: &Common) -> CmdResult {
             cfg.state_dir.display()
         )));
     };
+    crate::cmd::status::say_if_immutable(&store, common);
     let (title, range, heads) = match since {
-        Some(s) => (format!("since {s}"), digest::days(s, today), Vec::new()),
+        Some(s) => (
+            format!("since {s}"),
+            digest::days(s, today, today),
+            Vec::new(),
+        ),
         None => {
             let d = date.unwrap_or(today);
-            let range = digest::days(d, d);
+            let range = digest::days(d, d, today);
             let heads = store.digest_sources(&range.first).map_err(store_err)?;
             (range.first.clone(), range, heads)
         }

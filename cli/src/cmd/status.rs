@@ -59,23 +59,28 @@ struct SourceLine {
 }
 
 #[derive(Serialize)]
-struct HostLine {
-    host: String,
-    held_until: String,
+pub(super) struct HostLine {
+    pub(super) host: String,
+    pub(super) held_until: String,
     /// Seconds from now.
-    held_for_s: u64,
+    pub(super) held_for_s: u64,
     cooldown: bool,
-    reason: &'static str,
+    pub(super) reason: &'static str,
     /// Until when a server's `Retry-After` holds the host, if it does:
     /// `reset` keeps that much of the hold unless `--force` (R5).
     retry_after_until: Option<String>,
     /// What `wr-feeds reset HOST` would do, in words.
-    reset: String,
+    pub(super) reset: String,
     /// The hold as stored, when it lay beyond any hold of ours and was
     /// clamped (written by a clock that was ahead; issue #20): what the
     /// next run will write back.
     #[serde(skip_serializing_if = "Option::is_none")]
     clamped_from: Option<String>,
+    /// What the server's `Retry-After` asked for, when it lay past the
+    /// cap (`wr_core::constants::RETRY_AFTER_CAP`, 30 days from when it
+    /// was recorded) and `retry_after_until` is the cap (issue #20).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    retry_after_asked: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -132,7 +137,7 @@ pub(super) fn ms_to_rfc3339(ms: u64) -> String {
 }
 
 /// A duration in words a glance reads: `40 s`, `12 min`, `5 h`, `3 days`.
-fn span(secs: u64) -> String {
+pub(crate) fn span(secs: u64) -> String {
     match secs {
         s if s < 120 => format!("{s} s"),
         s if s < 2 * 3600 => format!("{} min", s / 60),
@@ -176,6 +181,19 @@ pub(super) fn open_existing(
     Ok((cfg.state_dir, store))
 }
 
+/// Says that `store` was read in SQLite's immutable mode, and what that
+/// leaves out (see [`Store::open_existing`]).
+pub(super) fn say_if_immutable(store: &Store, common: &Common) {
+    if store.is_immutable() {
+        crate::ui::Ui::new(common.quiet, common.verbose).warn(&format!(
+            "{} cannot be written (a read-only or full file system?): read as it stands on \
+             disk, in SQLite's immutable mode; what a run left in its write-ahead log \
+             (`-wal`), if one was stopped before it ended, is not shown",
+            store.path().display()
+        ));
+    }
+}
+
 pub(super) fn store_err(e: StoreError) -> CliError {
     CliError::msg(e.to_string())
 }
@@ -209,6 +227,31 @@ fn gather(store: &Store, named: Named, dir: &Path) -> Result<Status, StoreError>
             enabled,
         });
     }
+    let held_hosts = held_hosts(store, now_ms)?;
+    let blocklist = store.blocklist()?.map(|row| {
+        let age_s = now_ms.saturating_sub(row.fetched_at.0) / 1000;
+        BlocklistLine {
+            entries: serde_json::from_str::<Vec<serde_json::Value>>(&row.entries_json)
+                .map_or(0, |v| v.len()),
+            fetched_at: ms_to_rfc3339(row.fetched_at.0),
+            age_s,
+            refresh_s: row.refresh_ms / 1000,
+            stale: age_s.saturating_mul(1000) >= row.refresh_ms,
+        }
+    });
+    Ok(Status {
+        state_dir: dir.display().to_string(),
+        exists: true,
+        sources,
+        held_hosts,
+        blocklist,
+        fleet: None,
+    })
+}
+
+/// Every host held after `now_ms` (R5), by name, as the next run will
+/// see it, with what `reset` would do of it.
+pub(super) fn held_hosts(store: &Store, now_ms: u64) -> Result<Vec<HostLine>, StoreError> {
     let mut held_hosts: Vec<HostLine> = store
         .hosts()?
         .into_iter()
@@ -218,7 +261,12 @@ fn gather(store: &Store, named: Named, dir: &Path) -> Result<Status, StoreError>
             let stored = row.hold_until;
             let row = row.clamped(wr_core::time::Timestamp(now_ms));
             let until = row.hold_until.filter(|t| t.0 > now_ms)?;
-            let clamped_from = stored.filter(|&t| t != until).map(|t| ms_to_rfc3339(t.0));
+            // A hold stored past the Retry-After cap is shown as capped
+            // (below), not as written by a clock that was ahead.
+            let asked = row.retry_after_asked;
+            let clamped_from = stored
+                .filter(|&t| t != until && Some(t) != asked)
+                .map(|t| ms_to_rfc3339(t.0));
             let server = row.retry_after_until.filter(|t| t.0 > now_ms);
             let name = clean_message(&host);
             // Never suggest a reset that would be refused (R5: a server's
@@ -248,29 +296,12 @@ fn gather(store: &Store, named: Named, dir: &Path) -> Result<Status, StoreError>
                 reset,
                 host,
                 clamped_from,
+                retry_after_asked: asked.map(|t| ms_to_rfc3339(t.0)),
             })
         })
         .collect();
     held_hosts.sort_by(|a, b| a.host.cmp(&b.host));
-    let blocklist = store.blocklist()?.map(|row| {
-        let age_s = now_ms.saturating_sub(row.fetched_at.0) / 1000;
-        BlocklistLine {
-            entries: serde_json::from_str::<Vec<serde_json::Value>>(&row.entries_json)
-                .map_or(0, |v| v.len()),
-            fetched_at: ms_to_rfc3339(row.fetched_at.0),
-            age_s,
-            refresh_s: row.refresh_ms / 1000,
-            stale: age_s.saturating_mul(1000) >= row.refresh_ms,
-        }
-    });
-    Ok(Status {
-        state_dir: dir.display().to_string(),
-        exists: true,
-        sources,
-        held_hosts,
-        blocklist,
-        fleet: None,
-    })
+    Ok(held_hosts)
 }
 
 /// The fleet's hosts, read from the coordinator at `url`.
@@ -418,6 +449,15 @@ fn table(st: &Status) -> String {
             h.reason,
             h.reset,
         ));
+        if let Some(asked) = &h.retry_after_asked {
+            out.push_str(&format!(
+                "  {:w$}  the server's Retry-After asked until {asked}: capped at {} days from \
+                 when it was recorded (R5 sets no bound, but no rate limit lasts that long)\n",
+                "",
+                wr_core::constants::RETRY_AFTER_CAP.as_secs() / 86_400,
+                w = host.chars().count()
+            ));
+        }
         if let Some(from) = &h.clamped_from {
             out.push_str(&format!(
                 "  {:w$}  stored as until {from}, beyond any hold of ours: written by a clock \
@@ -453,6 +493,9 @@ fn table(st: &Status) -> String {
 pub fn run(args: &Args, common: &Common) -> CmdResult {
     let (settings, names) = settings_of(args.sources.as_deref())?;
     let (dir, store) = open_existing(common, &settings, false)?;
+    if let Some(s) = &store {
+        say_if_immutable(s, common);
+    }
     let coordinator = config(common, &settings)
         .map_err(CliError::msg)?
         .coordinator;

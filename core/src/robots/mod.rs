@@ -1124,12 +1124,22 @@ pub(crate) fn decide<'a, R: RuleSet<'a>, const SCRATCH: usize>(
     rules: R,
     path_and_query: &[u8],
 ) -> Verdict<'a> {
+    decide_scanned::<R, SCRATCH>(rules, path_and_query, Scan::of(path_and_query))
+}
+
+/// [`decide`], with the target's [`Scan`] made by the caller, who may need
+/// it too (whether a variant can read the target otherwise).
+pub(crate) fn decide_scanned<'a, R: RuleSet<'a>, const SCRATCH: usize>(
+    rules: R,
+    path_and_query: &[u8],
+    scan: Scan,
+) -> Verdict<'a> {
     let t = path_and_query;
     let rooted = t.first() == Some(&b'/');
     // Nearly every target: rooted, no escape, no query, nothing to
     // encode. It is then its own form in every reading.
-    let (plain, query) = scan_target(t);
-    debug_assert_eq!(plain && !query, !percent::has_special(t));
+    let Scan { plain, query } = scan;
+    debug_assert!(!plain || !percent::has_special(t) || query);
     if rooted && plain && !query {
         return evaluate(rules, Subj::Slice(t), None, None);
     }
@@ -1177,64 +1187,102 @@ pub(crate) fn decide<'a, R: RuleSet<'a>, const SCRATCH: usize>(
     }
 }
 
-/// In one pass of eight octets at a time: whether `t` is plain (no `%`,
-/// no octet outside 0x21..=0x7E, none of the octets a sent URL never
-/// carries raw in its path or in its query, see [`percent::never_raw`]) and
-/// whether it holds a `?` (each test is exact for "some octet of the word";
-/// the last word overlaps the one before it). Half the targets of a feed
-/// bot carry a query.
-#[inline]
-fn scan_target(t: &[u8]) -> (bool, bool) {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    let zero = |v: u64| v.wrapping_sub(ONES) & !v & HIGH;
-    // Without its `& HIGH`, for several tests that share one.
-    let z = |v: u64| v.wrapping_sub(ONES) & !v;
-    let eq = |w: u64, b: u8| w ^ (ONES * u64::from(b));
-    let word = |w: u64| {
-        // `%`, DEL, below 0x21, above 0x7F; then the octets a sent URL
-        // never carries raw somewhere (`percent::never_raw`): `"` `'` `` ` ``
-        // `{`, `<` or `>` (| 2 is `>`), `}` or DEL (| 2 is DEL).
-        ((z(eq(w, b'%'))
-            | z(eq(w, 0x7f))
-            | (w.wrapping_sub(ONES * 0x21) & !w)
-            | z(eq(w, b'"'))
-            | z(eq(w, b'\''))
-            | z(eq(w, b'`'))
-            | z(eq(w, b'{'))
-            | z(eq(w | (ONES * 2), b'>'))
-            | z(eq(w | (ONES * 2), 0x7f)))
-            & HIGH)
-            | (w & HIGH)
-    };
-    let question = |w: u64| zero(w ^ (ONES * u64::from(b'?')));
-    if t.len() < 8 {
-        return (!t.iter().any(|&b| plain_special(b)), t.contains(&b'?'));
-    }
-    let (mut bad, mut query) = (0u64, 0u64);
-    let mut words = t.chunks_exact(8);
-    for c in &mut words {
-        let w = u64::from_le_bytes(c.try_into().unwrap_or_default());
-        bad |= word(w);
-        query |= question(w);
-    }
-    if !words.remainder().is_empty() {
-        let last = &t[t.len() - 8..];
-        let w = u64::from_le_bytes(last.try_into().unwrap_or_default());
-        bad |= word(w);
-        query |= question(w);
-    }
-    (bad == 0, query != 0)
+/// What one pass over a request target finds: whether it is plain (its own
+/// form in every reading, so `decide` judges it as it is) and whether it
+/// holds a `?`. Half the targets of a feed bot carry a query.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Scan {
+    /// No `%`, no octet outside 0x21..=0x7A, and none of `"` `'` `` ` ``
+    /// `<` `>`: a superset of what a form may change (the octets a sent
+    /// URL never carries raw, see [`percent::never_raw`], and the ones
+    /// encoded everywhere), taking `|` and `~` along because `{|}~` and DEL
+    /// are one test that way; they are rare in paths and only cost the
+    /// slower path.
+    pub plain: bool,
+    /// A `?` somewhere.
+    pub query: bool,
 }
 
-/// Whether `b` keeps a target off the fast path wherever it is (see
-/// [`scan_target`]).
-#[inline]
-fn plain_special(b: u8) -> bool {
-    b == b'%'
-        || b.wrapping_sub(0x21) >= 0x5e
-        || percent::never_raw(b, false)
-        || percent::never_raw(b, true)
+impl Scan {
+    /// Sixteen octets at a time, each block folded without an early exit
+    /// so that it vectorises (the last block overlaps the one before it; a
+    /// target of 8 to 15 octets is its first eight and its last eight, a
+    /// shorter one is padded).
+    #[inline]
+    pub(crate) fn of(t: &[u8]) -> Scan {
+        // Every block is 16 octets; were one not, zeros would count it
+        // not plain, which costs the slower path and nothing else.
+        fn block(t: &[u8]) -> &[u8; 16] {
+            t.try_into().unwrap_or(&[0; 16])
+        }
+        // Two reductions of lanes to one flag each (a movemask apiece).
+        #[inline(always)]
+        fn fold(block: &[u8; 16]) -> (bool, bool) {
+            let (mut other, mut query) = (false, false);
+            for &b in block {
+                other |= !is_plain(b);
+                query |= b == b'?';
+            }
+            (other, query)
+        }
+        // Without SIMD (wasm32) the blocks only unroll: the plain loop keeps
+        // the module within its size budget.
+        if cfg!(target_arch = "wasm32") {
+            return Scan {
+                plain: t.iter().all(|&b| is_plain(b)),
+                query: t.contains(&b'?'),
+            };
+        }
+        let or = |(a, b): (bool, bool), (c, d): (bool, bool)| (a | c, b | d);
+        let (other, query) = match t.len() {
+            0..=15 => {
+                // A plain octet pads a short one.
+                let mut b = [b'/'; 16];
+                if t.len() >= 8 {
+                    b[..8].copy_from_slice(&t[..8]);
+                    b[8..].copy_from_slice(&t[t.len() - 8..]);
+                } else {
+                    for (b, &o) in b.iter_mut().zip(t) {
+                        *b = o;
+                    }
+                }
+                fold(&b)
+            }
+            // Most targets: one or two blocks, no loop (a loop without an
+            // exit is vectorised across blocks, an octet at a time).
+            16..=32 => or(fold(block(&t[..16])), fold(block(&t[t.len() - 16..]))),
+            _ => {
+                let mut any = (false, false);
+                let mut blocks = t.chunks_exact(16);
+                for b in &mut blocks {
+                    any = or(any, fold(block(b)));
+                    if any.0 {
+                        // Only a plain target's `?` is wanted exactly.
+                        return Scan {
+                            plain: false,
+                            query: memchr::memchr(b'?', t).is_some(),
+                        };
+                    }
+                }
+                if !blocks.remainder().is_empty() {
+                    any = or(any, fold(block(&t[t.len() - 16..])));
+                }
+                any
+            }
+        };
+        Scan {
+            plain: !other,
+            query,
+        }
+    }
+}
+
+/// Whether `b` may be in a plain target (see [`Scan::plain`]).
+#[inline(always)]
+fn is_plain(b: u8) -> bool {
+    // Bitwise, not `&&`: branches would not vectorise. `%` or `'` (| 2 is
+    // `'`), `<` or `>` (| 2 is `>`) are one test each.
+    (b.wrapping_sub(0x21) < 0x5a) & (b | 2 != b'\'') & (b | 2 != b'>') & (b != b'"') & (b != b'`')
 }
 
 /// [`percent::rfc_differs`], with the `?` found in line (a target is short).
@@ -1421,24 +1469,32 @@ mod tests {
                 .collect();
             let plain_ref = !t
                 .iter()
-                .any(|&b| b == b'%' || !(0x21..=0x7e).contains(&b) || b"\"'`{}<>".contains(&b));
-            let want = (plain_ref, t.contains(&b'?'));
-            assert_eq!(scan_target(&t), want, "{t:?}");
+                .any(|&b| b == b'%' || !(0x21..=0x7a).contains(&b) || b"\"'`<>".contains(&b));
+            let want = Scan {
+                plain: plain_ref,
+                query: t.contains(&b'?'),
+            };
+            assert_eq!(Scan::of(&t), want, "{t:?}");
             // A plain target is its own canonical form.
-            assert!(!want.0 || percent::is_canonical(&t), "{t:?}");
+            assert!(!want.plain || percent::is_canonical(&t), "{t:?}");
             assert_eq!(rfc_differs(&t), percent::rfc_differs(&t), "{t:?}");
-            // Whatever `decide` sends to the plain path is plain.
-            let (plain, query) = scan_target(&t);
-            assert_eq!(plain && !query, !percent::has_special(&t), "{t:?}");
+            let Scan { plain, query } = Scan::of(&t);
+            // Whatever `decide` sends to the plain path needs no form.
+            if plain && !query {
+                assert!(!percent::has_special(&t), "{t:?}");
+            }
             canonical += usize::from(plain);
         }
         assert!(canonical > 1000, "{canonical}");
         for b in 0..=255u8 {
             let t = [b'/', b'a', b'b', b'c', b'd', b'e', b'f', b'g', b'h', b];
             for t in [&t[..], &t[2..], &t[6..]] {
-                let plain = !(b == b'%' || !(0x21..=0x7e).contains(&b) || b"\"'`{}<>".contains(&b));
-                let want = (plain, t.contains(&b'?'));
-                assert_eq!(scan_target(t), want, "{b}");
+                let plain = !(b == b'%' || !(0x21..=0x7a).contains(&b) || b"\"'`<>".contains(&b));
+                let want = Scan {
+                    plain,
+                    query: t.contains(&b'?'),
+                };
+                assert_eq!(Scan::of(t), want, "{b}");
             }
         }
     }

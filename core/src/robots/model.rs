@@ -6,7 +6,10 @@ use super::group::{events, Event, RawRule, SelectSink, Selection};
 use super::group::{GOOGLE_GLOBAL, GOOGLE_NAMED, SPEC_GLOBAL, SPEC_NAMED};
 use super::variant::Variant;
 use super::Verdict;
-use super::{decide, limit, CrawlDelay, Form, Head, Key, Limited, RuleKind, RuleSet, RuleView};
+use super::{
+    decide, decide_scanned, limit, CrawlDelay, Form, Head, Key, Limited, RuleKind, RuleSet,
+    RuleView, Scan,
+};
 use super::{IN_GOOGLE, IN_SPEC};
 use crate::constants::UA_TOKEN;
 use crate::percent;
@@ -601,9 +604,12 @@ impl Policy {
 
     /// [`Policy::check`] on raw octets.
     pub fn check_bytes(&self, path_and_query: &[u8]) -> Verdict<'_> {
-        let v = decide::<_, POLICY_SCRATCH>(self, path_and_query);
-        if !v.allowed || (self.variants.is_none() && memchr::memchr(b'%', path_and_query).is_none())
-        {
+        let scan = Scan::of(path_and_query);
+        let v = decide_scanned::<_, POLICY_SCRATCH>(self, path_and_query, scan);
+        // Another reading of the target needs an escape: a plain one has
+        // none.
+        let escaped = || !scan.plain && memchr::memchr(b'%', path_and_query).is_some();
+        if !v.allowed || (self.variants.is_none() && !escaped()) {
             return v;
         }
         self.check_variants(path_and_query).unwrap_or(v)

@@ -150,7 +150,7 @@ pub fn config(dir: &PathBuf, server: &TestServer, hosts: &[&str]) -> Config {
     c.rng_seed = Some(42);
     // A test that kept one pipeline open while opening another on the
     // same state would wait this long, then fail, instead of hanging.
-    c.lock_wait = Duration::from_secs(20);
+    c.lock_wait.most = Duration::from_secs(20);
     c
 }
 
