@@ -492,3 +492,61 @@ fn a_redis_that_lost_its_data_costs_each_host_one_spacing_and_keeps_the_holds() 
     let waited = first_busy.duration_since(joined);
     assert!(waited >= Duration::from_millis(2900), "{waited:?}");
 }
+
+/// A clock that runs `factor` times too fast, sleeping accordingly less:
+/// a machine whose clock is badly wrong in rate, not only in offset.
+#[derive(Debug)]
+struct Fast {
+    real: std::time::Instant,
+    start: Timestamp,
+    factor: u32,
+}
+
+impl Clock for Fast {
+    fn now(&self) -> Timestamp {
+        let ms = self.real.elapsed().as_millis() as u64 * u64::from(self.factor);
+        Timestamp(self.start.0 + ms)
+    }
+    fn sleep(&self, d: Duration) {
+        std::thread::sleep(d / self.factor);
+    }
+}
+
+/// A machine whose clock runs 50 times too fast: its own gate would space
+/// `busy.test`'s requests by 40 ms of real time, and the fleet's "wait"
+/// answers, turned into holds on its clock, end before they should. The
+/// fleet's spacing on Redis's clock still holds at the publisher (gaps of
+/// 2 s), and no request fails for want of the fleet's slot: a request
+/// ready early asks the fleet again.
+#[test]
+fn a_machine_whose_clock_runs_fast_keeps_the_fleets_spacing() {
+    let Some(redis) =
+        RedisServer::for_test("a_machine_whose_clock_runs_fast_keeps_the_fleets_spacing")
+    else {
+        return;
+    };
+    let server = busy_site();
+    let mut cfg = config(&state_dir("fast"), &server, &["busy.test"]);
+    cfg.coordinator = Some(redis.url());
+    cfg.clock = Arc::new(Fast {
+        real: std::time::Instant::now(),
+        start: SystemClock::new().now(),
+        factor: 50,
+    });
+    let mut p = Pipeline::open(cfg).unwrap();
+    let report = p
+        .run(&sources(), RunOptions::default(), &mut NoProgress)
+        .unwrap();
+    for s in &report.sources {
+        assert!(
+            matches!(s.status, SourceStatus::Ok { .. }),
+            "{}: {:?}",
+            s.name,
+            s.status
+        );
+    }
+    let reqs = server.requests_to("busy.test");
+    assert_eq!(reqs.len(), 1 + FEEDS.len(), "{reqs:?}");
+    assert_eq!(server.peak_in_flight(), 1);
+    assert_spacing(&reqs, "busy.test", Duration::from_millis(1990));
+}
