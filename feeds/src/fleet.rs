@@ -76,9 +76,9 @@ pub enum Slot {
     /// Yes: the lease is this machine's until [`Coordinator::release`] or
     /// [`Coordinator::unused`] (or its expiry).
     Go,
-    /// Another request of the fleet is in flight (its lease expires in
-    /// `lease_ms`) or the spacing since the last one is not over: ask
-    /// again in `ms`.
+    /// Another request of the fleet is in flight (then `ms` is the
+    /// lease's remaining time or the spacing, whichever is shorter) or the
+    /// spacing since the last one is not over: ask again in `ms`.
     Wait {
         /// How long from now.
         ms: u64,
@@ -123,7 +123,8 @@ pub struct FleetLift {
 
 /// Takes a host's slot: a hold of the fleet, then a lease in flight, then
 /// the spacing, in that order, on Redis's clock. On "go": the lease is
-/// set (PX = the request timeout), the slot moves to now + spacing (the
+/// set (PX = the request timeout), the slot moves to now (rounded up to
+/// the next millisecond) + spacing (the
 /// larger of the caller's and the last one used: a machine that has not
 /// yet read the host's Crawl-delay does not shorten it), and the previous
 /// slot is kept so that an unused lease can give it back.
