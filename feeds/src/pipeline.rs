@@ -44,10 +44,6 @@ use crate::report::{
 };
 use crate::schedule::{Next, Schedule};
 use crate::store::{BlocklistRow, HoldCause, HostRow, RobotsRow, Store, StoreError, Validators};
-
-fn ms_of(d: Duration) -> u64 {
-    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
-}
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::sync::Arc;
@@ -63,6 +59,11 @@ use wr_core::gate::{host_key, Decision, Gate, GateConfig, HostKey, WaitReason};
 use wr_core::robots::Policy;
 use wr_core::time::Timestamp;
 use wr_core::url::Url as CoreUrl;
+
+/// `d` in whole milliseconds, saturating.
+fn ms_of(d: Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+}
 
 /// How long a call to the fleet coordinator may take before it counts as
 /// lost.
