@@ -31,6 +31,12 @@
 //!   ([`Pipeline::mark_reported`]).
 //! * **R8**: `last_run` is recorded for every finished source except
 //!   deferred ones (so a deferred source is tried again next run).
+//! * **R4a across machines** (a coordinator configured, see
+//!   [`crate::fleet`]): the fleet's slot for the host is taken before the
+//!   machine is polled and released after the answer; the fleet's waits
+//!   and holds enter the gate as holds on this machine's clock; an answer
+//!   from the fleet's cache is told to the machine at its fetch instant;
+//!   a coordinator lost mid-run defers every remaining source.
 
 use crate::blocklist_doc;
 use crate::clock::{clamp_stored, Clock, Jitter};
