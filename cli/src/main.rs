@@ -53,6 +53,7 @@ Exit status:
 Environment:
   WR_STATE_DIR      state directory (same as --state-dir)
   WR_OPERATOR_BASE  operator site for the blocklist and fixtures [default: https://wal.sh]
+  WR_COORDINATOR    fleet coordinator, redis://HOST:PORT/DB (same as --coordinator)
   NO_COLOR          no colour on stderr";
 
 #[derive(Parser)]
@@ -94,6 +95,11 @@ pub(crate) struct Common {
     /// keep the original name. An empty HOST1 or PORT1 matches any.
     #[arg(long, global = true, value_name = "HOST1:PORT1:HOST2:PORT2")]
     pub(crate) connect_to: Vec<String>,
+    /// The fleet coordinator, redis://HOST:PORT/DB: several processes or
+    /// machines share one politeness budget per host (R4a; see
+    /// docs/deployment.md). Overrides `coordinator` in [settings].
+    #[arg(long, global = true, env = "WR_COORDINATOR", value_name = "URL")]
+    pub(crate) coordinator: Option<String>,
 }
 
 #[derive(Subcommand)]

@@ -7,6 +7,7 @@
 //! state_dir = "state"         # relative to this file's directory
 //! operator_base = "https://wal.sh"
 //! timeout_secs = 30           # whole-request timeout, 1..=600
+//! coordinator = "redis://10.0.0.5:6379/0"  # several machines, one budget per host
 //!
 //! [[source]]
 //! name = "Rust Blog"          # unique
@@ -98,6 +99,9 @@ pub struct Settings {
     pub operator_base: Option<String>,
     /// Whole-request timeout in seconds.
     pub timeout_secs: Option<u64>,
+    /// The fleet coordinator (`redis://host:port/db`; `--coordinator` and
+    /// `WR_COORDINATOR` win).
+    pub coordinator: Option<String>,
 }
 
 /// A loaded `sources.toml`.
@@ -174,6 +178,7 @@ struct RawSettings {
     state_dir: Option<Spanned<String>>,
     operator_base: Option<Spanned<String>>,
     timeout_secs: Option<Spanned<i64>>,
+    coordinator: Option<Spanned<String>>,
 }
 
 #[derive(Deserialize)]
@@ -433,9 +438,8 @@ fn field_expects(key: &str) -> Option<&'static str> {
         "tags" => "a list of text in quotes, like [\"rust\", \"news\"]",
         "keep" | "drop" => "a list of patterns in quotes, like [\"sponsored\", \"(?-i)^Ad:\"]",
         "filters" => "a table: `[filters]` on a line of its own, then `keep` and `drop` lists",
-        "name" | "url" | "feed" | "format" | "output" | "state_dir" | "operator_base" => {
-            "text in quotes"
-        }
+        "name" | "url" | "feed" | "format" | "output" | "state_dir" | "operator_base"
+        | "coordinator" => "text in quotes",
         "settings" => "a table: `[settings]` on a line of its own, then `key = value` lines",
         "source" => "a list of `[[source]]` tables",
         _ => return None,
@@ -581,6 +585,10 @@ pub fn parse(path: &Path, text: &str) -> Result<SourcesFile, LoadError> {
                 ));
             }
             settings.timeout_secs = Some(v as u64);
+        }
+        if let Some(c) = s.coordinator {
+            let v = check_coordinator(c.get_ref()).map_err(|m| cx.err(Some(c.span()), m))?;
+            settings.coordinator = Some(v);
         }
     }
     let filters = match raw.filters {
@@ -737,6 +745,22 @@ fn compile_filters(
 /// Writes `s` as a TOML basic string (quoted and escaped).
 pub fn toml_string(s: &str) -> String {
     toml::Value::String(s.to_string()).to_string()
+}
+
+/// A coordinator URL as `[settings]`, `--coordinator` and
+/// `WR_COORDINATOR` accept it: `redis://host:port/db` (or `unix://` for a
+/// socket). The message never quotes a password.
+pub fn check_coordinator(raw: &str) -> Result<String, String> {
+    let shown = wr_feeds::fleet::redacted(raw);
+    let u = url::Url::parse(raw).map_err(|e| {
+        format!("coordinator {shown:?} is not a URL ({e}); expected redis://host:port/db")
+    })?;
+    match u.scheme() {
+        "redis" | "unix" | "redis+unix" => Ok(raw.to_string()),
+        other => Err(format!(
+            "coordinator {shown:?}: scheme `{other}` is not supported; expected redis://host:port/db"
+        )),
+    }
 }
 
 /// Serialises sources (and no settings) as a `sources.toml` that [`parse`]

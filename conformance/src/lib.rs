@@ -7,6 +7,7 @@
 //! denies (R2c).
 //!
 //! [`faults`] holds the loopback server every crate's fault tests share;
+//! [`redis_server`] the throwaway `redis-server` of the fleet tests;
 //! [`fixtures`] the vectors and operator documents the self-check harness
 //! compiles in; [`harness`] (feature `harness`) the section 14
 //! self-check that `wr-feeds attest` runs; [`platform`] (feature
@@ -18,5 +19,6 @@ pub mod fixtures;
 pub mod harness;
 #[cfg(feature = "platform")]
 pub mod platform;
+pub mod redis_server;
 pub mod robots_cases;
 pub mod robots_model;

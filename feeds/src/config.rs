@@ -194,6 +194,11 @@ pub struct Config {
     /// connects directly: the loopback run of `attest` must reach its own
     /// replica whatever the environment says.
     pub use_env_proxy: bool,
+    /// The fleet coordinator (`redis://host:port/db`, see
+    /// [`crate::fleet`]): several processes or machines share one
+    /// politeness budget per host. `None`: the state directory's lock and
+    /// store alone, as before.
+    pub coordinator: Option<String>,
 }
 
 impl fmt::Debug for Config {
@@ -208,6 +213,10 @@ impl fmt::Debug for Config {
             .field("identity", &self.identity)
             .field("tls_roots", &self.tls_roots.as_ref().map(|r| r.len()))
             .field("use_env_proxy", &self.use_env_proxy)
+            .field(
+                "coordinator",
+                &self.coordinator.as_deref().map(crate::fleet::redacted),
+            )
             .finish_non_exhaustive()
     }
 }
@@ -233,10 +242,12 @@ impl Config {
             rng_seed: None,
             backoff: wr_core::backoff::Backoff::default(),
             use_env_proxy: true,
+            coordinator: None,
         }
     }
 
-    /// Defaults plus the environment: `WR_STATE_DIR`, `WR_OPERATOR_BASE`.
+    /// Defaults plus the environment: `WR_STATE_DIR`, `WR_OPERATOR_BASE`,
+    /// `WR_COORDINATOR`.
     pub fn from_env() -> Result<Config, ConfigError> {
         let dir = match std::env::var_os("WR_STATE_DIR").filter(|v| !v.is_empty()) {
             Some(d) => PathBuf::from(d),
@@ -249,6 +260,9 @@ impl Config {
         {
             cfg.set_operator_base(&base)?;
         }
+        cfg.coordinator = std::env::var("WR_COORDINATOR")
+            .ok()
+            .filter(|v| !v.is_empty());
         Ok(cfg)
     }
 

@@ -76,6 +76,7 @@ pub mod blocklist_doc;
 pub mod clock;
 pub mod config;
 pub mod extract;
+pub mod fleet;
 pub mod hints;
 pub mod http;
 pub mod lock;

@@ -31,11 +31,18 @@
 //!   ([`Pipeline::mark_reported`]).
 //! * **R8**: `last_run` is recorded for every finished source except
 //!   deferred ones (so a deferred source is tried again next run).
+//! * **R4a across machines** (a coordinator configured, see
+//!   [`crate::fleet`]): the fleet's slot for the host is taken before the
+//!   machine is polled and released after the answer; the fleet's waits
+//!   and holds enter the gate as holds on this machine's clock; an answer
+//!   from the fleet's cache is told to the machine at its fetch instant;
+//!   a coordinator lost mid-run defers every remaining source.
 
 use crate::blocklist_doc;
 use crate::clock::{clamp_stored, Clock, Jitter};
 use crate::config::Config;
 use crate::extract::{self, Item};
+use crate::fleet::{Coordinator, FleetError, Slot};
 use crate::http::{BodyLimit, Http, Request as HttpRequest, ROBOTS_BODY_LIMIT};
 use crate::report::{
     BlocklistState, CheckReport, Event, FetchError, Fetched, Method, Progress, RunReport,
@@ -59,6 +66,15 @@ use wr_core::hints::{Hint, Hints};
 use wr_core::robots::Policy;
 use wr_core::time::Timestamp;
 use wr_core::url::Url as CoreUrl;
+
+/// `d` in whole milliseconds, saturating.
+fn ms_of(d: Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+}
+
+/// How long a call to the fleet coordinator may take before it counts as
+/// lost.
+const FLEET_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// R8: a source is not fetched again within this long (without `force`).
 pub const MIN_SOURCE_INTERVAL: Duration = Duration::from_secs(3600);
@@ -113,6 +129,11 @@ pub enum PipelineError {
     /// [`crate::lock`]).
     #[error("{0}")]
     Lock(#[from] crate::lock::LockError),
+    /// The fleet coordinator did not answer (see [`crate::fleet`]): at
+    /// the start nothing is fetched; during a run every remaining target
+    /// is deferred.
+    #[error("{0}")]
+    Fleet(#[from] FleetError),
 }
 
 enum Step<T> {
@@ -149,6 +170,14 @@ pub struct Pipeline {
     /// Hosts whose robots.txt was learnt since the scheduler last heard:
     /// their queued jobs are judged again (a denial needs no slot).
     learnt_robots: Vec<HostKey>,
+    /// The fleet coordinator, when one is configured (R4a across machines).
+    fleet: Option<Coordinator>,
+    /// Why the coordinator stopped answering in this run: from then on
+    /// every remaining target is deferred, never paced locally alone.
+    fleet_lost: Option<FleetError>,
+    /// The host whose fleet lease this process holds for the request
+    /// being made.
+    leased: Option<HostKey>,
 }
 
 impl fmt::Debug for Pipeline {
@@ -244,6 +273,16 @@ impl Pipeline {
             .map_err(PipelineError::Lock)?;
         let store = Store::open(&config.state_dir)?;
         let http = Http::new(&config).map_err(PipelineError::Http)?;
+        // Before anything is fetched: a coordinator that does not answer
+        // now stops the run (nothing is paced locally alone).
+        let fleet = match &config.coordinator {
+            Some(url) => Some(Coordinator::connect(
+                url,
+                config.timeouts.request + Duration::from_secs(1),
+                FLEET_TIMEOUT,
+            )?),
+            None => None,
+        };
         let clock = config.clock.clone();
         let now = clock.now();
         let mut gate = Gate::new(GateConfig {
@@ -251,6 +290,10 @@ impl Pipeline {
             ..GateConfig::default()
         });
         let blocklist_state = restore(&store, &mut gate, now)?;
+        let fleet = match fleet {
+            Some(f) => Some(join_fleet(f, &store, &config.state_dir, now)?),
+            None => None,
+        };
         let seed = config.rng_seed.unwrap_or(now.0 ^ 0x5DEE_CE66_D1CE_4E5B);
         Ok(Pipeline {
             lock,
@@ -266,7 +309,15 @@ impl Pipeline {
             requests: 0,
             sent_to: Vec::new(),
             learnt_robots: Vec::new(),
+            fleet,
+            fleet_lost: None,
+            leased: None,
         })
+    }
+
+    /// The fleet coordinator, if one is configured.
+    pub fn fleet(&mut self) -> Option<&mut Coordinator> {
+        self.fleet.as_mut()
     }
 
     /// The configuration.
@@ -306,32 +357,134 @@ impl Pipeline {
     /// Lends the machines what they need: the gate, the run, the instant
     /// and a fresh random value.
     fn with_cx<R>(&mut self, f: impl FnOnce(&mut Ctx<'_>) -> R) -> R {
+        let now = self.clock.now();
+        self.with_cx_at(now, f)
+    }
+
+    /// [`Pipeline::with_cx`] at `now`: an answer the fleet's cache gives
+    /// is told to the machine at the instant it was fetched, so a
+    /// robots.txt or blocklist served from there is as old as it is.
+    fn with_cx_at<R>(&mut self, now: Timestamp, f: impl FnOnce(&mut Ctx<'_>) -> R) -> R {
         // Every step of every machine comes here: a run waiting for the
         // lock sees this one is working (see [`crate::lock`]).
         self.lock.beat();
         let mut cx = Ctx {
             gate: &mut self.gate,
             run: &mut self.run,
-            now: self.clock.now(),
+            now,
             jitter: self.jitter.unit(),
         };
         f(&mut cx)
     }
 
+    /// Why the coordinator no longer answers, remembered for the rest of
+    /// the run.
+    fn fleet_failed(&mut self, e: FleetError) -> PipelineError {
+        self.fleet_lost.get_or_insert(e.clone());
+        PipelineError::Fleet(e)
+    }
+
+    /// R4a across machines: asks the coordinator for `host`'s slot before
+    /// the machine is polled. `Ok(true)`: the lease is ours. Otherwise the
+    /// fleet's wait or hold is put in the gate (as a duration from this
+    /// machine's now: the clocks of the fleet need not agree), so the
+    /// machine waits or defers as it would for a local one. Without a
+    /// coordinator: `Ok(false)` and nothing changes.
+    fn fleet_acquire(&mut self, host: &HostKey) -> Result<bool, PipelineError> {
+        if let Some(e) = &self.fleet_lost {
+            return Err(PipelineError::Fleet(e.clone()));
+        }
+        let spacing = self.gate.spacing(host);
+        let Some(fleet) = self.fleet.as_mut() else {
+            return Ok(false);
+        };
+        let answer = fleet.acquire(host, spacing);
+        let now = self.clock.now();
+        match answer {
+            Err(e) => Err(self.fleet_failed(e)),
+            Ok(Slot::Go) => Ok(true),
+            Ok(Slot::Wait { ms }) => {
+                let until = now.saturating_add(Duration::from_millis(ms.max(1)));
+                self.gate.hold_host(host, until, WaitReason::Throttle);
+                Ok(false)
+            }
+            Ok(Slot::Held { ms, cause }) => {
+                let until = now.saturating_add(Duration::from_millis(ms.max(1)));
+                let reason = match cause {
+                    HoldCause::RetryAfter => WaitReason::RetryAfter,
+                    HoldCause::Cooldown => WaitReason::Cooldown,
+                    HoldCause::Backoff => WaitReason::Backoff,
+                };
+                self.gate.hold_host(host, until, reason);
+                Ok(false)
+            }
+        }
+    }
+
+    /// A machine may be polled a moment after the fleet said "wait N ms",
+    /// when this machine's clock has passed the N ms: its request is then
+    /// ready without the fleet's lease. Asks again, sleeping through short
+    /// waits (at most the request timeout in all: never past a request of
+    /// the fleet in flight); `Ok(true)` with the lease taken, `Ok(false)`
+    /// when the slot is not to be had now.
+    fn fleet_catch_up(
+        &mut self,
+        host: &str,
+        progress: &mut dyn Progress,
+    ) -> Result<bool, PipelineError> {
+        let start = self.clock.now();
+        let bound = start.saturating_add(self.config.timeouts.request);
+        loop {
+            let spacing = self.gate.spacing(host);
+            let Some(fleet) = self.fleet.as_mut() else {
+                return Ok(true);
+            };
+            match fleet.acquire(host, spacing) {
+                Err(e) => return Err(self.fleet_failed(e)),
+                Ok(Slot::Go) => {
+                    self.leased = Some(HostKey::from_stored(host));
+                    return Ok(true);
+                }
+                Ok(Slot::Wait { ms }) => {
+                    let until = self.clock.now().saturating_add(Duration::from_millis(ms));
+                    if until > bound {
+                        return Ok(false);
+                    }
+                    self.sleep_until(until, progress);
+                }
+                Ok(Slot::Held { .. }) => return Ok(false),
+            }
+        }
+    }
+
+    /// Gives the fleet's slot for `host` back unused (the answer came from
+    /// the fleet's cache, or the machine did not send).
+    fn fleet_unused(&mut self, host: &str) -> Result<(), PipelineError> {
+        if self.leased.as_deref() == Some(host) {
+            self.leased = None;
+        }
+        match self.fleet.as_mut().map(|f| f.unused(host)) {
+            Some(Err(e)) => Err(self.fleet_failed(e)),
+            _ => Ok(()),
+        }
+    }
+
     /// Polls `m` inside the store's `BEGIN IMMEDIATE` transaction for the
     /// host it will ask next, after merging that host's persisted schedule
     /// (another process may have used it), and persists the slot it takes
-    /// (R4a).
+    /// (R4a). With a coordinator, the fleet's slot is taken first (see
+    /// [`Pipeline::fleet_acquire`]) and given back if no request follows.
     fn poll<M: Machine>(
         &mut self,
         m: &mut M,
         progress: &mut dyn Progress,
-    ) -> Result<Action<M::Output>, StoreError> {
+    ) -> Result<Action<M::Output>, PipelineError> {
         let action = match m.next_host() {
             Some(host) => {
+                let leased = self.fleet_acquire(&host)?;
                 let (gate, run, clock, jitter) =
                     (&mut self.gate, &mut self.run, &self.clock, &mut self.jitter);
-                self.store.reserve_slot(&host, |row| {
+                let action = self.store.reserve_slot(&host, |row| {
                     let now = clock.now();
                     apply_host_row(gate, &host, row, now);
                     let mut cx = Ctx {
@@ -346,7 +499,16 @@ impl Pipeline {
                         _ => None,
                     };
                     (action, slot)
-                })?
+                });
+                let sends =
+                    matches!(&action, Ok(Action::Send(r)) if r.permit.host() == host.as_str());
+                if leased && sends {
+                    self.leased = Some(host);
+                } else if leased {
+                    self.leased = Some(host.clone());
+                    self.fleet_unused(&host)?;
+                }
+                action?
             }
             None => self.with_cx(|cx| m.poll(cx)),
         };
@@ -355,21 +517,68 @@ impl Pipeline {
     }
 
     /// Sends what `m` asked for under its permit and tells it what came
-    /// back.
+    /// back. With a coordinator: only under the fleet's lease for the
+    /// host; an answer another machine fetched in the last hour is handed
+    /// over instead of a second request; what this machine fetched is
+    /// kept for the others, and the lease released when the answer is in.
     fn exchange<M: Machine>(
         &mut self,
         m: &mut M,
         req: fetch::Request,
         progress: &mut dyn Progress,
-    ) -> Result<(), StoreError> {
+    ) -> Result<(), PipelineError> {
         let url = req.url().to_string();
+        let accept = req.accept.unwrap_or("");
+        let host = req.permit.host().to_string();
+        if self.fleet.is_some() {
+            if self.leased.as_deref() != Some(host.as_str())
+                && !self.fleet_catch_up(&host, progress)?
+            {
+                // The fleet's slot went to another machine, or a hold of
+                // the fleet came in, between the fleet's answer and the
+                // machine's: this request is not sent. It failed as a
+                // transfer would (R5: retried on the schedule, where the
+                // fleet's hold then answers).
+                let failure = fetch::Failure {
+                    kind: fetch::FailureKind::Network,
+                    reason: format!(
+                        "{url}: not sent: the fleet's slot for {host} was taken meanwhile (R4a)"
+                    ),
+                };
+                self.with_cx(|cx| m.handle_failure(cx, failure));
+                return self.apply_effects(progress);
+            }
+            let cached = match self.fleet.as_mut().map(|f| f.cached(&url, accept)) {
+                Some(Err(e)) => return Err(self.fleet_failed(e)),
+                Some(Ok(c)) => c,
+                None => None,
+            };
+            if let Some((resp, age)) = cached {
+                self.fleet_unused(&host)?;
+                let fetched = Timestamp(self.clock.now().0.saturating_sub(ms_of(age)));
+                let too_large = matches!(req.limit, fetch::BodyLimit::Document)
+                    && resp.body.len() as u64 > self.config.max_body;
+                let limit = self.config.max_body;
+                self.with_cx_at(fetched, |cx| match too_large {
+                    false => m.handle_response(cx, resp, None),
+                    true => m.handle_failure(
+                        cx,
+                        fetch::Failure {
+                            kind: fetch::FailureKind::TooLarge { limit },
+                            reason: format!("{url}: larger than {limit} bytes"),
+                        },
+                    ),
+                });
+                return self.apply_effects(progress);
+            }
+        }
         progress.event(Event::Request { url: &url });
         self.requests += 1;
-        if !self.sent_to.iter().any(|h| h == req.permit.host()) {
-            self.sent_to.push(req.permit.host().to_string());
+        if !self.sent_to.contains(&host) {
+            self.sent_to.push(host.clone());
         }
         let validators = match req.conditional {
-            true => self.store.validators(&url, req.accept.unwrap_or(""))?,
+            true => self.store.validators(&url, accept)?,
             false => None,
         };
         let http_req = HttpRequest {
@@ -385,12 +594,34 @@ impl Pipeline {
             url: &url,
             status: result.as_ref().map_or(0, |r| r.status),
         });
+        // Kept for the fleet before the lease is released, so a machine
+        // that takes the slot next finds it.
+        let mut lost = None;
+        if let (Some(fleet), Ok(resp)) = (self.fleet.as_mut(), &result) {
+            if let Err(e) = fleet.put_cached(&url, accept, resp) {
+                lost = Some(e);
+            }
+        }
         let sent_kind = validators.and_then(|v| v.kind);
         self.with_cx(|cx| match result {
             Ok(resp) => m.handle_response(cx, resp, sent_kind.as_deref()),
             Err(e) => m.handle_failure(cx, e.to_failure()),
         });
-        self.apply_effects(progress)
+        let applied = self.apply_effects(progress);
+        if self.leased.take().is_some() {
+            // The spacing counts from the end of the exchange, with the
+            // Crawl-delay the answer may just have taught.
+            let spacing = self.gate.spacing(&host);
+            if let Some(Err(e)) = self.fleet.as_mut().map(|f| f.release(&host, spacing)) {
+                lost.get_or_insert(e);
+            }
+        }
+        // The answer is in and handled: a coordinator lost meanwhile
+        // defers what comes next, not this answer.
+        if let Some(e) = lost {
+            self.fleet_lost.get_or_insert(e);
+        }
+        applied
     }
 
     /// At most one request of `m`: `Again(t)` to be stepped again at `t`,
@@ -399,7 +630,7 @@ impl Pipeline {
         &mut self,
         m: &mut M,
         progress: &mut dyn Progress,
-    ) -> Result<Step<M::Output>, StoreError> {
+    ) -> Result<Step<M::Output>, PipelineError> {
         Ok(match self.poll(m, progress)? {
             Action::Send(req) => {
                 self.exchange(m, req, progress)?;
@@ -423,7 +654,7 @@ impl Pipeline {
         &mut self,
         m: &mut M,
         progress: &mut dyn Progress,
-    ) -> Result<M::Output, StoreError> {
+    ) -> Result<M::Output, PipelineError> {
         loop {
             match self.step(m, progress)? {
                 Step::Again(t) => self.sleep_until(t, progress),
@@ -433,7 +664,7 @@ impl Pipeline {
     }
 
     /// Makes the machines' effects last.
-    fn apply_effects(&mut self, progress: &mut dyn Progress) -> Result<(), StoreError> {
+    fn apply_effects(&mut self, progress: &mut dyn Progress) -> Result<(), PipelineError> {
         for effect in self.run.take_effects() {
             match effect {
                 Effect::Hold {
@@ -446,7 +677,20 @@ impl Pipeline {
                         WaitReason::Cooldown => HoldCause::Cooldown,
                         WaitReason::Backoff | WaitReason::Throttle => HoldCause::Backoff,
                     };
-                    self.store.hold_at(&host, until, cause, self.clock.now())?
+                    self.store.hold_at(&host, until, cause, self.clock.now())?;
+                    // The fleet honours it too, as a duration from now,
+                    // capped as the store caps a server's (issue #20).
+                    let now = self.clock.now();
+                    let until = match cause {
+                        HoldCause::RetryAfter => wr_core::retry_after::cap_hold(until, now),
+                        _ => until,
+                    };
+                    let remaining = now.until(until);
+                    if let Some(Err(e)) =
+                        self.fleet.as_mut().map(|f| f.hold(&host, remaining, cause))
+                    {
+                        return Err(self.fleet_failed(e));
+                    }
                 }
                 Effect::RequestEnded { host, at } => self
                     .store
@@ -510,7 +754,7 @@ impl Pipeline {
     }
 
     /// Refreshes the blocklist now (R12 block-on-refresh).
-    fn refresh_blocklist(&mut self, progress: &mut dyn Progress) -> Result<(), StoreError> {
+    fn refresh_blocklist(&mut self, progress: &mut dyn Progress) -> Result<(), PipelineError> {
         let url = self.operator_url(BLOCKLIST_PATH);
         let stored = match self.store.blocklist()? {
             None => Stored::Nothing,
@@ -545,7 +789,7 @@ impl Pipeline {
         &mut self,
         body: &[u8],
         progress: &mut dyn Progress,
-    ) -> Result<Result<Blocklist, String>, StoreError> {
+    ) -> Result<Result<Blocklist, String>, PipelineError> {
         let has_inline = serde_json::from_slice::<serde_json::Value>(body)
             .map(|v| v.get("schema").is_some())
             .unwrap_or(true);
@@ -560,7 +804,7 @@ impl Pipeline {
     fn standalone_schema(
         &mut self,
         progress: &mut dyn Progress,
-    ) -> Result<Option<serde_json::Value>, StoreError> {
+    ) -> Result<Option<serde_json::Value>, PipelineError> {
         let url = self.operator_url(BLOCKLIST_SCHEMA_PATH);
         let now = self.clock.now();
         let cached = self.store.schema(&url)?;
@@ -739,6 +983,12 @@ impl Pipeline {
                 let host = host_key(&u);
                 let row = self.store.host(&host)?;
                 apply_host_row(&mut self.gate, &host, row, now);
+                // The fleet's wait or hold too: asked like a request would
+                // ask, the slot given straight back.
+                if self.fleet_acquire(&host)? {
+                    self.leased = Some(host.clone());
+                    self.fleet_unused(&host)?;
+                }
             }
             let url = url.to_string();
             let next = match self.gate.check(&target, now) {
@@ -1151,10 +1401,33 @@ impl Pipeline {
         job: &mut Job,
         options: RunOptions,
         progress: &mut dyn Progress,
-    ) -> Result<Step<SourceReport>, StoreError> {
-        let event = match self.step(&mut job.fetch, progress)? {
-            Step::Again(t) => return Ok(Step::Again(t)),
-            Step::Done(event) => event,
+    ) -> Result<Step<SourceReport>, PipelineError> {
+        let stepped = match &self.fleet_lost {
+            Some(e) => Err(PipelineError::Fleet(e.clone())),
+            None => self.step(&mut job.fetch, progress),
+        };
+        let event = match stepped {
+            Ok(Step::Again(t)) => return Ok(Step::Again(t)),
+            Ok(Step::Done(event)) => event,
+            // Losing the coordinator defers the source (not recorded: R8
+            // tries it again next run), never sends it paced locally alone.
+            Err(PipelineError::Fleet(e)) => {
+                return Ok(Step::Done(SourceReport {
+                    name: job.source.name.clone(),
+                    key: job.key.clone(),
+                    status: SourceStatus::Deferred {
+                        reason: crate::extract::clean_message(&format!(
+                            "{e}; not fetched without the fleet's slot (R4a), tried again next run"
+                        )),
+                        until: None,
+                    },
+                    items: Vec::new(),
+                    method: None,
+                    fetched_url: None,
+                    notes: Vec::new(),
+                }))
+            }
+            Err(e) => return Err(e),
         };
         let now = self.clock.now();
         let name = job.source.name.clone();
@@ -1364,6 +1637,58 @@ fn restore(store: &Store, gate: &mut Gate, now: Timestamp) -> Result<BlocklistSt
         apply_host_row(gate, &host, row, now);
     }
     Ok(blocklist_state)
+}
+
+/// The file in the state directory that remembers the fleet's epoch
+/// (see [`Coordinator::join`]).
+pub const FLEET_EPOCH_FILE: &str = "fleet-epoch";
+
+/// Joins the fleet: its epoch, checked against the one this state
+/// directory remembers (a Redis that lost the fleet's state makes each
+/// host wait out its spacing once), and this machine's R5 holds still in
+/// force handed to the fleet (a hold never shortens one, so this is a
+/// no-op when the fleet has them; after a loss, they are back).
+fn join_fleet(
+    mut fleet: Coordinator,
+    store: &Store,
+    dir: &std::path::Path,
+    now: Timestamp,
+) -> Result<Coordinator, PipelineError> {
+    let path = dir.join(FLEET_EPOCH_FILE);
+    let remembered = std::fs::read_to_string(&path).ok();
+    let remembered = remembered
+        .as_deref()
+        .map(str::trim)
+        .filter(|s| !s.is_empty());
+    let epoch = fleet.join(remembered)?;
+    if remembered != Some(epoch.as_str()) {
+        // Not remembering it only costs a later loss going unnoticed by
+        // this machine; the run itself is unaffected.
+        let _ = std::fs::write(&path, format!("{epoch}\n"));
+    }
+    for (host, row) in store.hosts()? {
+        let row = row.clamped(now);
+        let held = [
+            row.retry_after_until.map(|t| (t, HoldCause::RetryAfter)),
+            // Ours only where it outlasts the server's (a hold is never
+            // before the Retry-After): the same instant keeps the server's
+            // name, and with it reset's R5 rule.
+            row.hold_until
+                .filter(|&t| row.retry_after_until.is_none_or(|r| t > r))
+                .map(|t| {
+                    let cause = if row.cooldown {
+                        HoldCause::Cooldown
+                    } else {
+                        HoldCause::Backoff
+                    };
+                    (t, cause)
+                }),
+        ];
+        for (until, cause) in held.into_iter().flatten().filter(|(t, _)| *t > now) {
+            fleet.hold(&host, now.until(until), cause)?;
+        }
+    }
+    Ok(fleet)
 }
 
 /// Gives the gate what the store knows of `host`, every instant clamped

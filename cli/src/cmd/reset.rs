@@ -12,6 +12,10 @@
 //! writes, and only if no run holds it (it never waits for one). A reset
 //! takes effect from the next run: a run in progress keeps what it
 //! already knows.
+//!
+//! With a coordinator configured, a host's hold is also lifted in the
+//! fleet (every machine's next slot), under the same rule: a server's
+//! Retry-After is kept without `--force`.
 
 use super::status::{ms_to_rfc3339, now, open_existing, settings_of, store_err, Named};
 use crate::ui::Ui;
@@ -19,6 +23,7 @@ use crate::{CmdResult, Common};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use wr_feeds::extract::clean_message;
+use wr_feeds::fleet::FleetLift;
 use wr_feeds::store::Lift;
 
 #[derive(clap::Args)]
@@ -79,19 +84,38 @@ pub fn run(args: &Args, common: &Common) -> CmdResult {
     let ui = Ui::new(common.quiet, common.verbose);
     let (settings, named) = settings_of(args.sources.as_deref())?;
     let (dir, store) = open_existing(common, &settings, true)?;
-    let Some(store) = store else {
+    let coordinator = crate::cmd::setup::config(common, &settings)
+        .map_err(crate::CliError::msg)?
+        .coordinator;
+    if store.is_none() && coordinator.is_none() {
         ui.error(&format!(
             "nothing to reset: no state in {} (no run has used it)",
             dir.display()
         ));
         return Ok(ExitCode::from(1));
+    }
+    let mut fleet = match coordinator.as_deref() {
+        Some(url) => Some(
+            wr_feeds::fleet::Coordinator::connect(
+                url,
+                std::time::Duration::from_secs(1),
+                std::time::Duration::from_secs(5),
+            )
+            .map_err(|e| {
+                crate::CliError::msg(format!(
+                    "cannot reach the fleet coordinator ({e}); nothing was reset"
+                ))
+            })?,
+        ),
+        None => None,
     };
     // The run lock, only if free and only while writing: no run starts
     // half-way through a reset. A run that holds it is not waited for; it
     // keeps what it already knows until it ends.
-    let lock =
-        wr_feeds::lock::RunLock::acquire(&dir, wr_feeds::lock::LockWait::NONE, &mut |_, _| {});
-    if lock.is_err() {
+    let lock = store.as_ref().map(|_| {
+        wr_feeds::lock::RunLock::acquire(&dir, wr_feeds::lock::LockWait::NONE, &mut |_, _| {})
+    });
+    if lock.as_ref().is_some_and(|l| l.is_err()) {
         ui.warn(
             "a run is in progress on this state directory: what is reset here takes effect \
              from the next run (the one in progress keeps what it already knows)",
@@ -105,7 +129,51 @@ pub fn run(args: &Args, common: &Common) -> CmdResult {
         let t = target(raw, &named);
         let mut lifted = Vec::new();
         let mut kept = Vec::new();
-        if let Some(host) = &t.host {
+        if let (Some(host), Some(fleet)) = (&t.host, fleet.as_mut()) {
+            let lift = fleet.lift_hold(host, args.force).map_err(|e| {
+                crate::CliError::msg(format!("cannot reset {shown} in the fleet: {e}"))
+            })?;
+            let at = |ms: u64| ms_to_rfc3339(now.0.saturating_add(ms));
+            let host = clean_message(host);
+            match lift {
+                FleetLift { was_ms: None, .. } => {}
+                FleetLift {
+                    was_ms: Some(was),
+                    kept_ms: Some(until),
+                    ..
+                } => {
+                    if was > until {
+                        lifted.push(format!(
+                            "fleet: lifted our own hold on host {host} (it was held until {})",
+                            at(was)
+                        ));
+                    }
+                    kept.push(format!(
+                        "{shown}: kept the fleet's hold on host {host} until {}: the server asked \
+                         for it with Retry-After, and R5 says to wait at least that long; \
+                         `wr-feeds reset --force {host}` lifts it anyway",
+                        at(until)
+                    ));
+                }
+                FleetLift {
+                    was_ms: Some(was),
+                    forced_ms,
+                    ..
+                } => lifted.push(format!(
+                    "fleet: lifted the hold on host {host} (it was held until {}){}",
+                    at(was),
+                    match forced_ms {
+                        Some(s) => format!(
+                            ", including the server's Retry-After until {} (--force: R5 asks \
+                             to wait at least that long)",
+                            at(s)
+                        ),
+                        None => String::new(),
+                    }
+                )),
+            }
+        }
+        if let (Some(host), Some(store)) = (&t.host, store.as_ref()) {
             let lift = store.lift_hold(host, now, args.force).map_err(store_err)?;
             let host = clean_message(host);
             match lift {
@@ -147,7 +215,7 @@ pub fn run(args: &Args, common: &Common) -> CmdResult {
         // A host may also be a source's key (`status` without a sources
         // file lists keys): try it as one.
         let key = t.key.clone().or_else(|| t.host.clone());
-        if let Some(key) = key {
+        if let (Some(key), Some(store)) = (key, store.as_ref()) {
             let row = store.source(&key).map_err(store_err)?;
             let streak = store.error_streak(&key).map_err(store_err)?;
             if store.reset_source(&key).map_err(store_err)? {

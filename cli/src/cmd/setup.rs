@@ -42,6 +42,13 @@ pub(crate) fn config(common: &Common, settings: &Settings) -> Result<Config, Str
         cfg.connect_to
             .push(c.parse::<ConnectTo>().map_err(|e| e.to_string())?);
     }
+    cfg.coordinator = match common.coordinator.as_deref().filter(|c| !c.is_empty()) {
+        Some(c) => Some(
+            crate::sources::check_coordinator(c)
+                .map_err(|e| format!("--coordinator / WR_COORDINATOR: {e}"))?,
+        ),
+        None => settings.coordinator.clone(),
+    };
     if let Some(t) = settings.timeout_secs {
         cfg.timeouts.request = Duration::from_secs(t);
     }
@@ -75,6 +82,13 @@ pub(crate) fn open(cfg: Config, ui: &Ui) -> Option<Pipeline> {
     };
     match Pipeline::open_waiting(cfg, &mut on_wait) {
         Ok(p) => Some(p),
+        Err(wr_feeds::PipelineError::Fleet(e)) => {
+            ui.error(&format!(
+                "cannot reach the fleet coordinator ({e}); nothing was fetched: without it the \
+                 machines of the fleet cannot share one budget per host (R4a)"
+            ));
+            None
+        }
         Err(e) => {
             ui.error(&format!("cannot open the state in {}: {e}", dir.display()));
             None

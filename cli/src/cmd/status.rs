@@ -9,6 +9,11 @@
 //! writes, and only if no run holds it (it never waits for one). A reset
 //! takes effect from the next run: a run in progress keeps what it already
 //! knows.
+//!
+//! With a coordinator (`--coordinator`, `WR_COORDINATOR`, `coordinator` in
+//! `[settings]`), `status` also shows the fleet: every host the machines
+//! share, its hold (R5) and whose, whether a request is in flight, when
+//! the next may start and the last slots taken, by which machine.
 
 use crate::cmd::setup::{config, now_secs};
 use crate::digest::rfc3339;
@@ -20,7 +25,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use wr_core::time::Timestamp;
 use wr_feeds::extract::clean_message;
-use wr_feeds::store::{Store, StoreError};
+use wr_feeds::store::{HoldCause, Store, StoreError};
 
 #[derive(clap::Args)]
 pub(crate) struct Args {
@@ -104,6 +109,32 @@ struct BlocklistLine {
     stale: bool,
 }
 
+/// A host as the fleet's coordinator knows it.
+#[derive(Serialize)]
+struct FleetHostLine {
+    host: String,
+    /// Until when the fleet holds it (R5), on this machine's clock.
+    held_until: Option<String>,
+    held_for_s: Option<u64>,
+    reason: Option<&'static str>,
+    /// A server's Retry-After: `reset` keeps it unless `--force`.
+    retry_after_until: Option<String>,
+    /// Seconds until the next request may start.
+    next_slot_in_s: f64,
+    /// A request of some machine is in flight (a lease is held).
+    in_flight: bool,
+    /// The last slots taken: which machine, how many seconds ago.
+    recent: Vec<(String, f64)>,
+}
+
+#[derive(Serialize)]
+struct FleetLine {
+    coordinator: String,
+    /// Why the coordinator could not be read, if it could not.
+    error: Option<String>,
+    hosts: Vec<FleetHostLine>,
+}
+
 #[derive(Serialize)]
 struct Status {
     state_dir: String,
@@ -114,6 +145,9 @@ struct Status {
     sources: Vec<SourceLine>,
     held_hosts: Vec<HostLine>,
     blocklist: Option<BlocklistLine>,
+    /// The fleet, when a coordinator is configured.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    fleet: Option<FleetLine>,
 }
 
 pub(super) fn ms_to_rfc3339(ms: u64) -> String {
@@ -245,6 +279,7 @@ fn gather(store: &Store, named: Named, dir: &Path) -> Result<Status, StoreError>
         sources,
         held_hosts,
         blocklist,
+        fleet: None,
     })
 }
 
@@ -315,10 +350,110 @@ fn next_fetch(row: &wr_feeds::store::SourceRow, now_ms: u64) -> (Option<String>,
     }
 }
 
+/// The fleet's hosts, read from the coordinator at `url`.
+fn fleet(url: &str) -> FleetLine {
+    let shown = wr_feeds::fleet::redacted(url);
+    let read = wr_feeds::fleet::Coordinator::connect(
+        url,
+        std::time::Duration::from_secs(1),
+        std::time::Duration::from_secs(5),
+    )
+    .and_then(|mut c| c.hosts());
+    let now_ms = now().0;
+    match read {
+        Err(e) => FleetLine {
+            coordinator: shown,
+            error: Some(e.to_string()),
+            hosts: Vec::new(),
+        },
+        Ok(hosts) => FleetLine {
+            coordinator: shown,
+            error: None,
+            hosts: hosts
+                .into_iter()
+                .map(|h| FleetHostLine {
+                    held_until: h
+                        .held_ms
+                        .map(|(ms, _)| ms_to_rfc3339(now_ms.saturating_add(ms))),
+                    held_for_s: h.held_ms.map(|(ms, _)| ms.div_ceil(1000)),
+                    reason: h.held_ms.map(|(_, c)| match c {
+                        HoldCause::RetryAfter => "the server's Retry-After (R5)",
+                        HoldCause::Cooldown => "cool-down after repeated failures (R5)",
+                        HoldCause::Backoff => "backoff after a failed request (R5)",
+                    }),
+                    retry_after_until: h
+                        .retry_after_ms
+                        .map(|ms| ms_to_rfc3339(now_ms.saturating_add(ms))),
+                    next_slot_in_s: h.next_slot_ms as f64 / 1000.0,
+                    in_flight: h.in_flight,
+                    recent: h
+                        .recent
+                        .into_iter()
+                        .map(|(who, ago)| (who, ago as f64 / 1000.0))
+                        .collect(),
+                    host: h.host,
+                })
+                .collect(),
+        },
+    }
+}
+
+fn fleet_table(f: &FleetLine, out: &mut String) {
+    out.push_str(&format!(
+        "
+fleet (coordinator {}):
+",
+        clean_message(&f.coordinator)
+    ));
+    if let Some(e) = &f.error {
+        out.push_str(&format!(
+            "  cannot be read: {}
+",
+            clean_message(e)
+        ));
+        return;
+    }
+    if f.hosts.is_empty() {
+        out.push_str(
+            "  no host asked yet
+",
+        );
+    }
+    for h in &f.hosts {
+        let host = clean_message(&h.host);
+        let mut line = format!("  {host}");
+        match (&h.held_until, h.held_for_s, h.reason) {
+            (Some(until), Some(secs), Some(reason)) => line.push_str(&format!(
+                "  held until {until} (in {}; {reason})",
+                span(secs)
+            )),
+            _ if h.next_slot_in_s > 0.0 => {
+                line.push_str(&format!("  next request in {:.1} s", h.next_slot_in_s))
+            }
+            _ => line.push_str("  free"),
+        }
+        if h.in_flight {
+            line.push_str(", a request in flight");
+        }
+        if let Some((who, ago)) = h.recent.first() {
+            line.push_str(&format!(
+                "; last slot {ago:.1} s ago by {} ({} recent)",
+                clean_message(who),
+                h.recent.len()
+            ));
+        }
+        out.push_str(&line);
+        out.push('\n');
+    }
+}
+
 fn table(st: &Status) -> String {
     let mut out = format!("state: {}\n", clean_message(&st.state_dir));
     if !st.exists {
         out.push_str("\n(no state here: no run has used this directory)\n");
+        if let Some(f) = &st.fleet {
+            fleet_table(f, &mut out);
+        }
         return out;
     }
     out.push_str("\nsources:\n");
@@ -429,6 +564,9 @@ fn table(st: &Status) -> String {
         )),
         None => out.push_str("\noperator blocklist: none adopted yet\n"),
     }
+    if let Some(f) = &st.fleet {
+        fleet_table(f, &mut out);
+    }
     out
 }
 
@@ -439,7 +577,10 @@ pub fn run(args: &Args, common: &Common) -> CmdResult {
     if let Some(s) = &store {
         say_if_immutable(s, common);
     }
-    let st = match &store {
+    let coordinator = config(common, &settings)
+        .map_err(CliError::msg)?
+        .coordinator;
+    let mut st = match &store {
         Some(store) => gather(store, names, &dir).map_err(store_err)?,
         None => Status {
             state_dir: dir.display().to_string(),
@@ -448,8 +589,11 @@ pub fn run(args: &Args, common: &Common) -> CmdResult {
             sources: Vec::new(),
             held_hosts: Vec::new(),
             blocklist: None,
+            fleet: None,
         },
     };
+    st.fleet = coordinator.as_deref().map(fleet);
+    let unreadable = st.fleet.as_ref().is_some_and(|f| f.error.is_some());
     let text = if args.json {
         let mut s = serde_json::to_string_pretty(&st).unwrap_or_else(|_| "{}".into());
         s.push('\n');
@@ -458,7 +602,13 @@ pub fn run(args: &Args, common: &Common) -> CmdResult {
         table(&st)
     };
     crate::ui::print_out(&text)?;
-    Ok(ExitCode::SUCCESS)
+    // The local state is shown either way; a fleet that cannot be read
+    // is a status 1, so a script does not take "no hold" for an answer.
+    Ok(if unreadable {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
 #[cfg(test)]
