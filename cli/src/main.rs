@@ -12,8 +12,8 @@ mod output;
 mod sources;
 mod ui;
 
-use clap::{Args, Parser, Subcommand};
-use cmd::{attest, check, export, import, reset, robots, run, selftest, show, status};
+use clap::{Args, CommandFactory, Parser, Subcommand};
+use cmd::{attest, check, export, import, reset, robots, run, selftest, shell, show, status};
 
 /// Why a command could not do its work. Every command returns
 /// `Result<ExitCode, CliError>`; `main` alone turns an error into the
@@ -172,6 +172,13 @@ enum Command {
     /// streak, saying what it lifted. Exit 1 if a target had nothing to
     /// reset. Takes effect from the next run.
     Reset(reset::Args),
+    /// Writes a completion script for SHELL (bash, elvish, fish,
+    /// powershell, zsh) to standard output, e.g.
+    /// `wr-feeds completions bash > ~/.local/share/bash-completion/completions/wr-feeds`.
+    Completions(shell::CompletionsArgs),
+    /// Writes the manual page (roff) to standard output, e.g.
+    /// `wr-feeds man > ~/.local/share/man/man1/wr-feeds.1`.
+    Man,
 }
 
 fn main() -> ExitCode {
@@ -226,6 +233,8 @@ fn try_main(cli: &Cli) -> CmdResult {
         Some(Command::Show(args)) => show::run(args, &cli.common),
         Some(Command::Status(args)) => status::run(args, &cli.common),
         Some(Command::Reset(args)) => reset::run(args, &cli.common),
+        Some(Command::Completions(args)) => shell::completions(args, Cli::command()),
+        Some(Command::Man) => shell::man(Cli::command()),
         None => run::run(&cli.run, &cli.common),
     }
 }

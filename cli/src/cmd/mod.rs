@@ -12,5 +12,6 @@ pub(crate) mod robots;
 pub(crate) mod run;
 pub(crate) mod selftest;
 pub(crate) mod setup;
+pub(crate) mod shell;
 pub(crate) mod show;
 pub(crate) mod status;
