@@ -1,6 +1,11 @@
 //! A loop to profile (perf / callgrind), not a benchmark.
 //!
-//! `cargo run --release -p wr-benches --example profile -- parse|lex|robots|check-adv|answer-p50|answer-p90|answer-p99|answer-max|texting [ROUNDS]`
+//! `cargo run --release -p wr-benches --example profile -- parse|lex|robots|check-adv|answer-p50|answer-p90|answer-p99|answer-max|texting|fastrobots|fastrobots-matcher [ROUNDS]`
+//!
+//! `fastrobots` is fast-robots' `RobotsTxt::parse` over the corpus' text
+//! (lossy UTF-8, prepared before the loop as for robotstxt);
+//! `fastrobots-matcher` also builds its compiled matcher. Under callgrind,
+//! collect in `fast_robots::RobotsTxt::parse` (or `*RobotsMatcher::new`).
 
 use std::hint::black_box;
 use wr_benches::{adversarial, corpus_or_builtin, TOKEN};
@@ -28,13 +33,18 @@ fn main() {
                 }
             }
         }
-        "parse" | "robots" | "texting" => {
+        "parse" | "robots" | "texting" | "fastrobots" | "fastrobots-matcher" => {
             let (bodies, _) = corpus_or_builtin();
             for _ in 0..rounds {
                 for b in &bodies {
                     match mode.as_str() {
                         "parse" => drop(black_box(Policy::parse(&b.bytes, TOKEN))),
                         "robots" => drop(black_box(Robots::parse(&b.bytes))),
+                        "fastrobots" => drop(black_box(fast_robots::RobotsTxt::parse(&b.text))),
+                        "fastrobots-matcher" => {
+                            let r = fast_robots::RobotsTxt::parse(&b.text);
+                            drop(black_box(r.matcher()));
+                        }
                         _ => drop(black_box(texting_robots::Robot::new(TOKEN, &b.bytes))),
                     }
                 }
