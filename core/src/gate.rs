@@ -845,13 +845,17 @@ mod tests {
         let mut g = gate();
         let target = Target::parse("https://a.test/ok").unwrap();
         let denied = Target::parse("https://a.test/private").unwrap();
-        splits::take();
+        let robots = Target::parse("https://b.test/").unwrap();
+        assert_eq!(splits::take(), 3);
         assert_eq!(g.check(&target, T0), Decision::Ready);
         assert!(g.admit(&target, T0).is_ok());
         assert!(matches!(g.admit(&denied, T0), Err(Decision::DenyRobots(_))));
-        let robots = Target::parse("https://b.test/").unwrap();
-        splits::take();
         assert!(g.admit_robots(&robots, T0).is_ok());
+        let hop = g.admit_robots_hop(&robots, T0);
+        assert!(
+            matches!(hop, Err(Decision::Wait { .. })),
+            "R4: b.test was just asked"
+        );
         assert_eq!(splits::take(), 0);
     }
 
