@@ -10,6 +10,13 @@
 //! * `wr_core/Robots+policy`  — both: all groups, then the token's policy.
 //! * `texting_robots/Robot::new` — its parsed, answerable object for the token
 //!   (compiles a regex per rule).
+//! * `fast_robots/RobotsTxt::parse` — fast-robots 0.1.5 (issue #24's peer
+//!   to beat: zero-copy, memchr scanning): every group of the file, its
+//!   rules borrowed from the text; it takes `&str`, so it reads the lossy
+//!   UTF-8 text prepared outside the timed loop, as robotstxt does.
+//! * `fast_robots/parse+matcher` — the same, then its compiled matcher
+//!   (`RobotsTxt::matcher`: agent, prefix and wildcard indexes for many
+//!   checks), the like-for-like of a parse that is ready to answer fast.
 //! * `robotstxt/parse_robotstxt(no-op)` — Google's tokenizer driving a
 //!   handler that keeps nothing: robotstxt has no parsed object at all, so
 //!   this is a floor, not a like-for-like figure.
@@ -76,6 +83,21 @@ fn group(c: &mut Criterion, name: &str, bodies: &[Body]) {
         b.iter(|| {
             for body in bodies {
                 let _ = black_box(texting_robots::Robot::new(TOKEN, black_box(&body.bytes)));
+            }
+        })
+    });
+    g.bench_function(BenchmarkId::new("fast_robots", "RobotsTxt::parse"), |b| {
+        b.iter(|| {
+            for body in bodies {
+                black_box(fast_robots::RobotsTxt::parse(black_box(&body.text)));
+            }
+        })
+    });
+    g.bench_function(BenchmarkId::new("fast_robots", "parse+matcher"), |b| {
+        b.iter(|| {
+            for body in bodies {
+                let robots = fast_robots::RobotsTxt::parse(black_box(&body.text));
+                black_box(robots.matcher());
             }
         })
     });

@@ -1,6 +1,18 @@
 //! A loop to profile (perf / callgrind), not a benchmark.
 //!
-//! `cargo run --release -p wr-benches --example profile -- parse|lex|robots|check-adv|answer-p50|answer-p90|answer-p99|answer-max|texting [ROUNDS]`
+//! `cargo run --release -p wr-benches --example profile -- parse|lex|robots|check-adv|answer-p50|answer-p90|answer-p99|answer-max|texting|fastrobots|fastrobots-matcher [ROUNDS]`
+//!
+//! `fastrobots` is fast-robots' `RobotsTxt::parse` over the corpus' text
+//! (lossy UTF-8, prepared before the loop as for robotstxt);
+//! `fastrobots-matcher` also builds its compiled matcher. Under callgrind,
+//! collect in `fast_robots::RobotsTxt::parse` (or `*RobotsMatcher::new`).
+//!
+//! `mean-wr`, `mean-fastrobots`, `mean-fastrobots-matcher`, `mean-texting`:
+//! every corpus policy parsed once, then each asked about its five paths,
+//! one policy after the other (the checks of `answer/corpus-mean`); under
+//! callgrind, collect in the check function (`wr_core::robots::*::Policy::check`,
+//! `fast_robots::*is_allowed`, `texting_robots::Robot::allowed`) and divide
+//! by 5 × 4,231 × ROUNDS.
 
 use std::hint::black_box;
 use wr_benches::{adversarial, corpus_or_builtin, TOKEN};
@@ -28,13 +40,18 @@ fn main() {
                 }
             }
         }
-        "parse" | "robots" | "texting" => {
+        "parse" | "robots" | "texting" | "fastrobots" | "fastrobots-matcher" => {
             let (bodies, _) = corpus_or_builtin();
             for _ in 0..rounds {
                 for b in &bodies {
                     match mode.as_str() {
                         "parse" => drop(black_box(Policy::parse(&b.bytes, TOKEN))),
                         "robots" => drop(black_box(Robots::parse(&b.bytes))),
+                        "fastrobots" => drop(black_box(fast_robots::RobotsTxt::parse(&b.text))),
+                        "fastrobots-matcher" => {
+                            let r = fast_robots::RobotsTxt::parse(&b.text);
+                            drop(black_box(r.matcher()));
+                        }
                         _ => drop(black_box(texting_robots::Robot::new(TOKEN, &b.bytes))),
                     }
                 }
@@ -64,6 +81,62 @@ fn main() {
                 }
             }
         }
+        "mean-wr" | "mean-fastrobots" | "mean-fastrobots-matcher" | "mean-texting" => {
+            mean(&mode, rounds)
+        }
         m => eprintln!("unknown mode {m}"),
+    }
+}
+
+/// The checks of `answer/corpus-mean`, `rounds` times.
+fn mean(mode: &str, rounds: usize) {
+    let (bodies, _) = corpus_or_builtin();
+    let paths: Vec<[String; 5]> = bodies.iter().map(wr_benches::five_paths).collect();
+    eprintln!("{} policies x 5 paths x {rounds} rounds", bodies.len());
+    match mode {
+        "mean-wr" => {
+            let all: Vec<Policy> = bodies
+                .iter()
+                .map(|b| Policy::parse(&b.bytes, TOKEN))
+                .collect();
+            for _ in 0..rounds {
+                for (p, five) in all.iter().zip(&paths) {
+                    for path in five {
+                        black_box(p.check(black_box(path)).allowed);
+                    }
+                }
+            }
+        }
+        "mean-texting" => {
+            let all: Vec<_> = bodies
+                .iter()
+                .map(|b| texting_robots::Robot::new(TOKEN, &b.bytes).ok())
+                .collect();
+            for _ in 0..rounds {
+                for (r, five) in all.iter().zip(&paths) {
+                    for path in five.iter().filter(|_| r.is_some()) {
+                        black_box(r.as_ref().map(|r| r.allowed(black_box(path))));
+                    }
+                }
+            }
+        }
+        _ => {
+            let all: Vec<_> = bodies
+                .iter()
+                .map(|b| fast_robots::RobotsTxt::parse(&b.text))
+                .collect();
+            let matchers: Vec<_> = all.iter().map(|r| r.matcher()).collect();
+            for _ in 0..rounds {
+                for ((r, m), five) in all.iter().zip(&matchers).zip(&paths) {
+                    for path in five {
+                        if mode == "mean-fastrobots" {
+                            black_box(r.is_allowed(TOKEN, black_box(path)));
+                        } else {
+                            black_box(m.is_allowed(TOKEN, black_box(path)));
+                        }
+                    }
+                }
+            }
+        }
     }
 }

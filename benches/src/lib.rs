@@ -256,6 +256,36 @@ pub fn paths_for(body: &Body) -> Vec<String> {
     out
 }
 
+/// The five paths each corpus policy is asked about in the per-check mean
+/// over the whole corpus (issue #24): three of [`TYPICAL_PATHS`] (the root,
+/// a feed, a long path with a query) and two built from the file's own
+/// rules when it has any (else two more typical ones), so that every file
+/// is asked about both what a feed bot wants and what the file names.
+pub fn five_paths(body: &Body) -> [String; 5] {
+    let all = paths_for(body);
+    let own = &all[TYPICAL_PATHS.len()..];
+    let pick = |i: usize, fallback: usize| {
+        own.get(i)
+            .cloned()
+            .unwrap_or_else(|| TYPICAL_PATHS[fallback].to_string())
+    };
+    [
+        TYPICAL_PATHS[0].to_string(),
+        TYPICAL_PATHS[3].to_string(),
+        TYPICAL_PATHS[8].to_string(),
+        pick(0, 13),
+        // The middle one of the file's own (a second one, never the first again).
+        pick(
+            if own.len() >= 2 {
+                own.len() / 2
+            } else {
+                usize::MAX
+            },
+            18,
+        ),
+    ]
+}
+
 /// One adversarial case: a robots.txt body and the path asked about.
 pub struct Adversarial {
     /// Short name for the benchmark id.

@@ -21,6 +21,7 @@ use crate::constants::{
 };
 use crate::domain::strip_trailing_dots;
 use crate::robots::{CrawlDelay, Policy, Reading, Verdict};
+pub use crate::target::{Target, ToTarget};
 use crate::time::Timestamp;
 use crate::url::{Url, UrlError};
 use alloc::collections::BTreeMap;
@@ -568,7 +569,7 @@ impl Gate {
         })
     }
 
-    fn blocklist_gate(&self, url: &Url<'_>, now: Timestamp) -> Option<Decision<'_>> {
+    fn blocklist_gate(&self, target: &Target, now: Timestamp) -> Option<Decision<'_>> {
         let Some(entry) = &self.blocklist else {
             return Some(match &self.blocklist_unavailable {
                 Some((until, reason)) if *until > now => Decision::BlocklistUnavailable {
@@ -580,7 +581,7 @@ impl Gate {
         };
         // R3 is checked against the list in force even when it is due for
         // refresh: a stale list still blocks what it lists.
-        if let Some(d) = entry.list.blocked_by(url.host) {
+        if let Some(d) = entry.list.blocked_by(target.host()) {
             return Some(Decision::DenyBlocklist(d));
         }
         if entry.fresh_until <= now {
@@ -589,9 +590,9 @@ impl Gate {
         None
     }
 
-    fn robots_gate(&self, url: &Url<'_>, now: Timestamp) -> Option<Decision<'_>> {
-        match self.robots.get(&origin_key(url)) {
-            None => Some(Decision::NeedRobots(robots_url(url))),
+    fn robots_gate(&self, target: &Target, now: Timestamp) -> Option<Decision<'_>> {
+        match self.robots.get(target.origin()) {
+            None => Some(Decision::NeedRobots(target.robots_url())),
             Some(RobotsEntry::Unreachable { until, reason }) => {
                 if *until > now {
                     Some(Decision::Deferred {
@@ -599,7 +600,7 @@ impl Gate {
                         reason,
                     })
                 } else {
-                    Some(Decision::NeedRobots(robots_url(url)))
+                    Some(Decision::NeedRobots(target.robots_url()))
                 }
             }
             Some(RobotsEntry::Known {
@@ -617,9 +618,9 @@ impl Gate {
                 // from the origin meanwhile, so this cannot under-block. After
                 // a failed refresh the copy stays in force until the retry.
                 if stale && !retrying {
-                    return Some(Decision::NeedRobots(robots_url(url)));
+                    return Some(Decision::NeedRobots(target.robots_url()));
                 }
-                let verdict = policy.check(url.path_and_query);
+                let verdict = policy.check(target.path_and_query());
                 if !verdict.allowed {
                     return Some(Decision::DenyRobots(verdict));
                 }
@@ -628,60 +629,72 @@ impl Gate {
         }
     }
 
-    /// Evaluates `url` at `now` without taking a slot: R3, then R2, then R4.
-    pub fn check(&self, url: &str, now: Timestamp) -> Decision<'_> {
-        let parsed = match Url::parse(url) {
-            Ok(u) => u,
-            Err(e) => return Decision::Invalid(e),
-        };
-        if let Some(d) = self.blocklist_gate(&parsed, now) {
+    /// Evaluates `target` (a [`Target`], or a URL as text: see
+    /// [`ToTarget`]) at `now` without taking a slot: R3, then R2, then R4.
+    pub fn check<T: ToTarget + ?Sized>(&self, target: &T, now: Timestamp) -> Decision<'_> {
+        match target.to_target() {
+            Ok(target) => self.check_target(&target, now),
+            Err(e) => Decision::Invalid(e),
+        }
+    }
+
+    fn check_target(&self, target: &Target, now: Timestamp) -> Decision<'_> {
+        if let Some(d) = self.blocklist_gate(target, now) {
             return d;
         }
-        if let Some(d) = self.robots_gate(&parsed, now) {
+        if let Some(d) = self.robots_gate(target, now) {
             return d;
         }
-        self.throttle(&host_key(&parsed), now)
+        self.throttle(target.host_key(), now)
             .unwrap_or(Decision::Ready)
     }
 
-    fn take_slot(&mut self, url: &str, host: HostKey, purpose: Purpose, now: Timestamp) -> Permit {
+    fn take_slot(&mut self, url: &str, host: &HostKey, purpose: Purpose, now: Timestamp) -> Permit {
         let h = self.hosts.entry(host.clone()).or_default();
         h.last_request = h.last_request.max(Some(now));
         Permit {
             url: url.to_string(),
-            host,
+            host: host.clone(),
             purpose,
             at: now,
         }
     }
 
     /// Runs the full gate for a target URL (a first request, a redirect hop
-    /// or a retry) and, when every gate passes, takes the host's slot.
-    pub fn admit(&mut self, url: &str, now: Timestamp) -> Result<Permit, Decision<'_>> {
-        match self.check(url, now) {
-            Decision::Ready => {}
-            _ => return Err(self.check(url, now)),
+    /// or a retry) and, when every gate passes, takes the host's slot. The
+    /// URL is split once ([`ToTarget`]); a [`Target`] is not split again.
+    pub fn admit<T: ToTarget + ?Sized>(
+        &mut self,
+        target: &T,
+        now: Timestamp,
+    ) -> Result<Permit, Decision<'_>> {
+        let target = target.to_target().map_err(Decision::Invalid)?;
+        // Asked twice on refusal only: a refusal borrows the gate, which
+        // taking the slot would need mutably.
+        if !matches!(self.check_target(&target, now), Decision::Ready) {
+            return Err(self.check_target(&target, now));
         }
-        let host = match Url::parse(url) {
-            Ok(u) => host_key(&u),
-            Err(e) => return Err(Decision::Invalid(e)),
-        };
-        Ok(self.take_slot(url, host, Purpose::Target, now))
+        Ok(self.take_slot(target.url(), target.host_key(), Purpose::Target, now))
     }
 
-    /// Admits the fetch of `url`'s `/robots.txt`: R3 (a blocked host's
+    /// Admits the fetch of `target`'s `/robots.txt`: R3 (a blocked host's
     /// robots.txt is not fetched either), then R4.
-    pub fn admit_robots(&mut self, url: &str, now: Timestamp) -> Result<Permit, Decision<'_>> {
-        let parsed = Url::parse(url).map_err(Decision::Invalid)?;
-        let host = host_key(&parsed);
-        let robots = robots_url(&parsed);
-        if self.blocklist_gate(&parsed, now).is_some() || self.throttle(&host, now).is_some() {
-            return Err(self
-                .blocklist_gate(&parsed, now)
-                .or_else(|| self.throttle(&host, now))
-                .unwrap_or(Decision::Ready));
+    pub fn admit_robots<T: ToTarget + ?Sized>(
+        &mut self,
+        target: &T,
+        now: Timestamp,
+    ) -> Result<Permit, Decision<'_>> {
+        let target = target.to_target().map_err(Decision::Invalid)?;
+        // Asked twice on refusal only, as in `admit`.
+        if self.blocklist_then_throttle(&target, now).is_some() {
+            return Err(self.refusal(&target, now));
         }
-        Ok(self.take_slot(&robots, host, Purpose::Robots, now))
+        Ok(self.take_slot(
+            &target.robots_url(),
+            target.host_key(),
+            Purpose::Robots,
+            now,
+        ))
     }
 
     /// Admits one redirect hop of a robots.txt fetch (RFC 9309 2.3.1.2):
@@ -689,16 +702,30 @@ impl Gate {
     /// any other request), then R4. R2 cannot apply: the hop is how this
     /// origin's robots.txt is being learnt. The permit covers exactly `hop`,
     /// so a redirect cannot widen it to anything else on that host.
-    pub fn admit_robots_hop(&mut self, hop: &str, now: Timestamp) -> Result<Permit, Decision<'_>> {
-        let parsed = Url::parse(hop).map_err(Decision::Invalid)?;
-        let host = host_key(&parsed);
-        if self.blocklist_gate(&parsed, now).is_some() || self.throttle(&host, now).is_some() {
-            return Err(self
-                .blocklist_gate(&parsed, now)
-                .or_else(|| self.throttle(&host, now))
-                .unwrap_or(Decision::Ready));
+    pub fn admit_robots_hop<T: ToTarget + ?Sized>(
+        &mut self,
+        hop: &T,
+        now: Timestamp,
+    ) -> Result<Permit, Decision<'_>> {
+        let hop = hop.to_target().map_err(Decision::Invalid)?;
+        if self.blocklist_then_throttle(&hop, now).is_some() {
+            return Err(self.refusal(&hop, now));
         }
-        Ok(self.take_slot(hop, host, Purpose::Robots, now))
+        Ok(self.take_slot(hop.url(), hop.host_key(), Purpose::Robots, now))
+    }
+
+    /// R3 then R4 for `target`, the gates of a robots.txt fetch: the first
+    /// refusal, if any.
+    fn blocklist_then_throttle(&self, target: &Target, now: Timestamp) -> Option<Decision<'_>> {
+        self.blocklist_gate(target, now)
+            .or_else(|| self.throttle(target.host_key(), now))
+    }
+
+    /// [`Gate::blocklist_then_throttle`]'s refusal, for a caller that knows
+    /// there is one.
+    fn refusal(&self, target: &Target, now: Timestamp) -> Decision<'_> {
+        self.blocklist_then_throttle(target, now)
+            .unwrap_or(Decision::Ready)
     }
 
     /// Admits a request for an operator resource of section 5 (blocklist,
@@ -716,23 +743,28 @@ impl Gate {
     /// userinfo admits nothing, so `https://blocked.example/#` cannot turn
     /// `https://blocked.example/#/.well-known/...` (a GET of
     /// `https://blocked.example/`) into an exempt request.
-    pub fn admit_operator(&mut self, url: &str, now: Timestamp) -> Result<Permit, Decision<'_>> {
-        let parsed = Url::parse(url).map_err(Decision::Invalid)?;
-        if !self.is_operator_resource(url, &parsed) {
+    pub fn admit_operator<T: ToTarget + ?Sized>(
+        &mut self,
+        target: &T,
+        now: Timestamp,
+    ) -> Result<Permit, Decision<'_>> {
+        let target = target.to_target().map_err(Decision::Invalid)?;
+        if !self.is_operator_resource(&target) {
             return Err(Decision::NotOperatorResource);
         }
-        let host = host_key(&parsed);
-        if self.throttle(&host, now).is_some() {
-            return Err(self.throttle(&host, now).unwrap_or(Decision::Ready));
+        if self.throttle(target.host_key(), now).is_some() {
+            return Err(self
+                .throttle(target.host_key(), now)
+                .unwrap_or(Decision::Ready));
         }
-        Ok(self.take_slot(url, host, Purpose::Operator, now))
+        Ok(self.take_slot(target.url(), target.host_key(), Purpose::Operator, now))
     }
 }
 
 impl Gate {
     /// Whether `url` is exactly one of the operator's section 5 resources
     /// (or its robots.txt) on the operator's origin.
-    fn is_operator_resource(&self, url: &str, parsed: &Url<'_>) -> bool {
+    fn is_operator_resource(&self, target: &Target) -> bool {
         let Ok(base) = Url::parse(&self.config.operator_base) else {
             return false;
         };
@@ -740,15 +772,181 @@ impl Gate {
             && base.fragment.is_none()
             && !self.config.operator_base.contains('@');
         base_is_origin
-            && parsed.fragment.is_none()
-            && !url.contains('@')
-            && origin_key(parsed) == origin_key(&base)
+            && !target.has_fragment()
+            && !target.url().contains('@')
+            && target.origin() == &origin_key(&base)
             && [
                 BLOCKLIST_PATH,
                 BLOCKLIST_SCHEMA_PATH,
                 TEST_FIXTURES_PATH,
                 "/robots.txt",
             ]
-            .contains(&parsed.path_and_query)
+            .contains(&target.path_and_query())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::blocklist::BlockedDomain;
+    use crate::url::splits;
+    use alloc::vec::Vec;
+
+    const T0: Timestamp = Timestamp(1_779_494_400_000);
+
+    /// A gate that knows the blocklist (`blocked.test`) and the robots.txt
+    /// of `a.test`, which disallows `/private`.
+    fn gate() -> Gate {
+        let mut g = Gate::new(GateConfig::default());
+        let list = Blocklist::new(
+            "walsh-research-blocklist/v1",
+            Some("PT6H"),
+            [BlockedDomain::new("blocked.test", "2026-05-23", "opt-out")],
+        )
+        .unwrap();
+        g.blocklist_adopted(list, T0);
+        let a = Url::parse("https://a.test/").unwrap();
+        g.robots_fetched(&a, b"User-agent: *\nDisallow: /private\n", T0);
+        splits::take();
+        g
+    }
+
+    #[test]
+    fn a_url_given_as_text_is_split_once_per_admission() {
+        let mut g = gate();
+        assert!(g.admit("https://a.test/ok", T0).is_ok());
+        assert_eq!(splits::take(), 1, "admitted");
+        let later = T0.saturating_add(Duration::from_secs(60));
+        assert!(matches!(
+            g.admit("https://a.test/private", later),
+            Err(Decision::DenyRobots(_))
+        ));
+        assert_eq!(splits::take(), 1, "refused by R2");
+        let soon = T0.saturating_add(Duration::from_millis(100));
+        assert!(matches!(
+            g.admit("https://a.test/ok", soon),
+            Err(Decision::Wait { .. })
+        ));
+        assert_eq!(splits::take(), 1, "refused by R4");
+        assert!(g.admit_robots("https://b.test/x", T0).is_ok());
+        assert_eq!(splits::take(), 1, "robots.txt");
+        assert!(g.admit_robots_hop("https://c.test/robots.txt", T0).is_ok());
+        assert_eq!(splits::take(), 1, "robots.txt hop");
+        let blocklist = alloc::format!("{OPERATOR_BASE}{BLOCKLIST_PATH}");
+        assert!(g.admit_operator(blocklist.as_str(), T0).is_ok());
+        // The operator's base is split too, once.
+        assert_eq!(splits::take(), 2, "operator resource");
+        let _ = g.check("https://a.test/other", later);
+        assert_eq!(splits::take(), 1, "check");
+    }
+
+    #[test]
+    fn a_target_is_never_split_again() {
+        let mut g = gate();
+        let target = Target::parse("https://a.test/ok").unwrap();
+        let denied = Target::parse("https://a.test/private").unwrap();
+        let robots = Target::parse("https://b.test/").unwrap();
+        assert_eq!(splits::take(), 3);
+        assert_eq!(g.check(&target, T0), Decision::Ready);
+        assert!(g.admit(&target, T0).is_ok());
+        assert!(matches!(g.admit(&denied, T0), Err(Decision::DenyRobots(_))));
+        assert!(g.admit_robots(&robots, T0).is_ok());
+        let hop = g.admit_robots_hop(&robots, T0);
+        assert!(
+            matches!(hop, Err(Decision::Wait { .. })),
+            "R4: b.test was just asked"
+        );
+        assert_eq!(splits::take(), 0);
+    }
+
+    /// Two gates in one state, one asked with text, the other with
+    /// targets: the same decisions, the same permits, in every case the
+    /// gate tells apart (blocked, malformed, userinfo, ports, dots, case,
+    /// IPv6, fragments, queries, robots.txt unknown).
+    #[test]
+    fn decisions_are_the_same_for_a_target_and_its_text() {
+        let urls = [
+            "https://a.test/ok",
+            "https://a.test/private/x?y",
+            "HTTPS://A.TEST.:443/private",
+            "https://user@a.test/ok#frag",
+            "https://a.test:8443/ok",
+            "http://a.test/ok",
+            "https://x.blocked.test/ok",
+            "https://[::1]:8080/ok",
+            "https://b.test/?q",
+            "https://b.test",
+            "ftp://a.test/",
+            "https://",
+            "https://a.test:99999/",
+        ];
+        let mut by_text = gate();
+        let mut by_target = gate();
+        for (i, url) in urls.iter().enumerate() {
+            let now = T0.saturating_add(Duration::from_millis(i as u64));
+            let target = Target::parse(url);
+            let checked = by_text.check(*url, now);
+            match &target {
+                Ok(t) => assert_eq!(by_target.check(t, now), checked, "{url}"),
+                Err(e) => assert_eq!(checked, Decision::Invalid(*e), "{url}"),
+            }
+            // Refusals compared as text: a `Decision` borrows its gate.
+            type Admit = fn(&mut Gate, &str, Timestamp) -> Result<Permit, String>;
+            type AdmitTarget = fn(&mut Gate, &Target, Timestamp) -> Result<Permit, String>;
+            let ways: [(Admit, AdmitTarget); 4] = [
+                (
+                    |g, u, t| g.admit(u, t).map_err(|d| alloc::format!("{d:?}")),
+                    |g, u, t| g.admit(u, t).map_err(|d| alloc::format!("{d:?}")),
+                ),
+                (
+                    |g, u, t| g.admit_robots(u, t).map_err(|d| alloc::format!("{d:?}")),
+                    |g, u, t| g.admit_robots(u, t).map_err(|d| alloc::format!("{d:?}")),
+                ),
+                (
+                    |g, u, t| {
+                        g.admit_robots_hop(u, t)
+                            .map_err(|d| alloc::format!("{d:?}"))
+                    },
+                    |g, u, t| {
+                        g.admit_robots_hop(u, t)
+                            .map_err(|d| alloc::format!("{d:?}"))
+                    },
+                ),
+                (
+                    |g, u, t| g.admit_operator(u, t).map_err(|d| alloc::format!("{d:?}")),
+                    |g, u, t| g.admit_operator(u, t).map_err(|d| alloc::format!("{d:?}")),
+                ),
+            ];
+            for (text_way, target_way) in ways {
+                let a = text_way(&mut by_text, url, now);
+                let Ok(t) = &target else {
+                    assert!(a.is_err(), "{url}");
+                    continue;
+                };
+                assert_eq!(a, target_way(&mut by_target, t, now), "{url}");
+            }
+        }
+        let hosts = |g: &Gate| g.hosts.keys().cloned().collect::<Vec<_>>();
+        assert_eq!(hosts(&by_text), hosts(&by_target));
+    }
+
+    #[test]
+    fn a_target_keys_as_the_gate_always_did() {
+        for url in [
+            "https://A.test.:443/p?q#f",
+            "http://a.test:8080/",
+            "https://u:p@[::1]:8443",
+            "HTTP://a.test?x",
+        ] {
+            let t = Target::parse(url).unwrap();
+            let u = Url::parse(url).unwrap();
+            assert_eq!(t.origin(), &origin_key(&u), "{url}");
+            assert_eq!(t.host_key(), &host_key(&u), "{url}");
+            assert_eq!(t.robots_url(), robots_url(&u), "{url}");
+            assert_eq!(t.host(), u.host, "{url}");
+            assert_eq!(t.path_and_query(), u.path_and_query, "{url}");
+            assert_eq!(t.has_fragment(), u.fragment.is_some(), "{url}");
+            assert_eq!(t.url(), url);
+        }
     }
 }

@@ -48,6 +48,8 @@ pub mod http_date;
 pub mod percent;
 pub mod retry_after;
 pub mod robots;
+#[cfg(feature = "alloc")]
+pub mod target;
 pub mod throttle;
 pub mod time;
 pub mod url;

@@ -226,7 +226,8 @@ impl SourceFetch {
     }
 
     /// R9's decision for one finished GET: an event, or `None` to go on
-    /// with the next stage.
+    /// with the next stage. A GET refused or failed is decided here; one
+    /// with a response in [`SourceFetch::answered`].
     fn decide(&mut self, cx: &mut Ctx<'_>, outcome: GetOutcome) -> Option<SourceEvent> {
         let leftout =
             |reason: String| Some(SourceEvent::Finished(SourceOutcome::LeftOut { reason }));
@@ -270,6 +271,22 @@ impl SourceFetch {
                 })
             }
         };
+        self.answered(cx, response, url, sent_kind)
+    }
+
+    /// R9's decision for a GET that got a response: by the stage it
+    /// answers and its status and content, an event, or `None` to go on
+    /// with the next stage.
+    fn answered(
+        &mut self,
+        cx: &mut Ctx<'_>,
+        response: Response,
+        url: String,
+        sent_kind: Option<String>,
+    ) -> Option<SourceEvent> {
+        let leftout =
+            |reason: String| Some(SourceEvent::Finished(SourceOutcome::LeftOut { reason }));
+        let finished = |o: SourceOutcome| Some(SourceEvent::Finished(o));
         let kind = content_kind(response.content_type.as_deref());
         match (self.stage, response.status) {
             (Stage::Markdown, 304) if matches!(sent_kind.as_deref(), Some("other") | None) => {
