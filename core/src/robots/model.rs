@@ -275,117 +275,17 @@ impl PolicyBuilder<'_> {
             (if sets & spec_set != 0 { IN_SPEC } else { 0 })
                 | (if sets & google_set != 0 { IN_GOOGLE } else { 0 })
         };
-        // Every kept value once, and the other forms of the few that have
-        // them: room for a quarter more than the values, so that those
-        // forms rarely move the whole arena (it is trimmed at the end).
-        let mut arena = Vec::with_capacity(self.value_len + self.value_len / 4 + 16);
-        // File order: every query weighs every rule, so no order is
-        // needed for precedence, and sorting cost a sixth of a parse.
-        let mut rules: Vec<StoredRule> = Vec::with_capacity(self.rules.len());
-        let mut keys: Vec<Key> = Vec::with_capacity(self.rules.len());
-        let mut keys2: Vec<Key> = Vec::with_capacity(self.rules.len());
-        let mut own_forms: Vec<u32> = Vec::new();
-        let (mut rfc_differs, mut google_differs) = (false, false);
-        // Every kept value is stored as it is, its own form in every
-        // reading, as nearly all are.
-        for c in &self.rules {
-            let readings = readings_of(c.sets);
-            if readings == 0 {
-                continue;
-            }
-            let text = push(&mut arena, c.value);
-            let (k1, k2) = Key::pair_of_pattern(c.value);
-            keys.push(k1);
-            keys2.push(k2);
-            rules.push(StoredRule {
-                kind: c.kind,
-                line: c.line,
-                text,
-                spec: text,
-                rfc: text,
-                google: text,
-                readings,
-                cut_from: c.cut_from.map(core::num::NonZeroU32::get),
-            });
-        }
-        // Then the values with an octet that may make a form of their own
-        // are found by scanning the stored values: the octets to escape or
-        // encode (`%`, outside 0x21..=0x7E) by a scan that vectorises, the
-        // `?`s by `memchr`; tested value by value, that test was a tenth
-        // of a parse. The values lie in rule order, end to end, so a rule
-        // cursor finds the value of each hit.
-        let stored_len = arena.len();
-        let all_kept = rules.len() == self.rules.len();
-        let mut kept = self.rules.iter().filter(|c| readings_of(c.sets) != 0);
-        let mut kept_at = 0; // index of the next rule `kept` yields
-        let mut at = 0; // the first rule whose value may hold the hit
-        let mut from = 0;
-        // The next octet to escape or encode at or after `from` (absolute,
-        // `stored_len` when none), searched again only once passed: few
-        // values have one. The `?`s, in a tenth of the values, are found
-        // by `memchr` among the octets before it.
-        let escape_at = |arena: &[u8], from: usize| {
-            let rest = arena.get(from..stored_len).unwrap_or_default();
-            percent::find_escape(rest).map_or(stored_len, |i| from + i)
-        };
-        let mut escape = escape_at(&arena, 0);
-        loop {
-            if escape < from {
-                escape = escape_at(&arena, from);
-            }
-            let before = arena.get(from..escape).unwrap_or_default();
-            let question = memchr::memchr(b'?', before).map(|i| from + i);
-            let hit = match question {
-                Some(q) => q,
-                None if escape < stored_len => escape,
-                None => break,
-            };
-            while rules
-                .get(at)
-                .is_some_and(|r| (r.text.0 + r.text.1) as usize <= hit)
-            {
-                at += 1;
-            }
-            // Nearly always every candidate was kept, and rule `at` is
-            // candidate `at`.
-            let c = if all_kept {
-                self.rules.get(at)
-            } else {
-                let c = kept.nth(at - kept_at);
-                kept_at = at + 1;
-                c
-            };
-            let (Some(r), Some(c)) = (rules.get(at).copied(), c) else {
-                break;
-            };
-            let end = (r.text.0 + r.text.1) as usize;
-            // A `?` in a value with nothing to escape or encode changes a
-            // form only if a delimiter follows it (RFC 9309's form).
-            if question.is_some() && escape >= end && !percent::rfc_differs(r.text.get(&arena)) {
-                from = end;
-                at += 1;
-                continue;
-            }
-            let (spec, rfc, google) = forms(&mut arena, c.value, r.text);
-            if spec != r.text {
-                let (k1, k2) = Key::pair_of_pattern(spec.get(&arena));
-                keys[at] = k1;
-                keys2[at] = k2;
-            }
-            if rfc != spec || google != spec {
-                rfc_differs |= rfc != spec;
-                google_differs |= google != spec;
-                own_forms.push(at as u32);
-            }
-            rules[at] = StoredRule {
-                spec,
-                rfc,
-                google,
-                ..r
-            };
-            from = (r.text.0 + r.text.1) as usize;
-            at += 1;
-        }
+        let mut s = self.store_values(readings_of);
+        self.add_forms(&mut s, readings_of);
+        let Stored {
+            mut arena,
+            rules,
+            keys,
+            keys2,
+            mut own_forms,
+            rfc_differs,
+            google_differs,
+        } = s;
         // A form's keys are the canonical ones but for the few rules with
         // a form of their own.
         let keys_of = |form: fn(&StoredRule) -> Span| -> Vec<Key> {
@@ -425,6 +325,145 @@ impl PolicyBuilder<'_> {
             rules_escape: false,
             variants: None,
         }
+    }
+
+    /// Every kept value stored as it is, its own form in every reading, as
+    /// nearly all are, in file order: every query weighs every rule, so no
+    /// order is needed for precedence, and sorting cost a sixth of a parse.
+    fn store_values(&self, readings_of: impl Fn(u8) -> u8) -> Stored {
+        // Every kept value once, and the other forms of the few that have
+        // them: room for a quarter more than the values, so that those
+        // forms rarely move the whole arena (it is trimmed at the end).
+        let mut s = Stored {
+            arena: Vec::with_capacity(self.value_len + self.value_len / 4 + 16),
+            rules: Vec::with_capacity(self.rules.len()),
+            keys: Vec::with_capacity(self.rules.len()),
+            keys2: Vec::with_capacity(self.rules.len()),
+            own_forms: Vec::new(),
+            rfc_differs: false,
+            google_differs: false,
+        };
+        for c in &self.rules {
+            let readings = readings_of(c.sets);
+            if readings == 0 {
+                continue;
+            }
+            let text = push(&mut s.arena, c.value);
+            let (k1, k2) = Key::pair_of_pattern(c.value);
+            s.keys.push(k1);
+            s.keys2.push(k2);
+            s.rules.push(StoredRule {
+                kind: c.kind,
+                line: c.line,
+                text,
+                spec: text,
+                rfc: text,
+                google: text,
+                readings,
+                cut_from: c.cut_from.map(core::num::NonZeroU32::get),
+            });
+        }
+        s
+    }
+
+    /// The forms of the values with an octet that may make one of their
+    /// own, found by scanning the stored values: the octets to escape or
+    /// encode (`%`, outside 0x21..=0x7E) by a scan that vectorises, the
+    /// `?`s by `memchr`; tested value by value, that test was a tenth of a
+    /// parse. The values lie in rule order, end to end, so a rule cursor
+    /// finds the value of each hit.
+    fn add_forms(&self, s: &mut Stored, readings_of: impl Fn(u8) -> u8) {
+        let stored_len = s.arena.len();
+        let all_kept = s.rules.len() == self.rules.len();
+        let mut kept = self.rules.iter().filter(|c| readings_of(c.sets) != 0);
+        let mut kept_at = 0; // index of the next rule `kept` yields
+        let mut at = 0; // the first rule whose value may hold the hit
+        let mut from = 0;
+        // The next octet to escape or encode at or after `from` (absolute,
+        // `stored_len` when none), searched again only once passed: few
+        // values have one. The `?`s, in a tenth of the values, are found
+        // by `memchr` among the octets before it.
+        let escape_at = |arena: &[u8], from: usize| {
+            let rest = arena.get(from..stored_len).unwrap_or_default();
+            percent::find_escape(rest).map_or(stored_len, |i| from + i)
+        };
+        let mut escape = escape_at(&s.arena, 0);
+        loop {
+            if escape < from {
+                escape = escape_at(&s.arena, from);
+            }
+            let before = s.arena.get(from..escape).unwrap_or_default();
+            let question = memchr::memchr(b'?', before).map(|i| from + i);
+            let hit = match question {
+                Some(q) => q,
+                None if escape < stored_len => escape,
+                None => break,
+            };
+            while s
+                .rules
+                .get(at)
+                .is_some_and(|r| (r.text.0 + r.text.1) as usize <= hit)
+            {
+                at += 1;
+            }
+            // Nearly always every candidate was kept, and rule `at` is
+            // candidate `at`.
+            let c = if all_kept {
+                self.rules.get(at)
+            } else {
+                let c = kept.nth(at - kept_at);
+                kept_at = at + 1;
+                c
+            };
+            let (Some(r), Some(c)) = (s.rules.get(at).copied(), c) else {
+                break;
+            };
+            let end = (r.text.0 + r.text.1) as usize;
+            // A `?` in a value with nothing to escape or encode changes a
+            // form only if a delimiter follows it (RFC 9309's form).
+            let plain_query = question.is_some() && escape >= end;
+            if !plain_query || percent::rfc_differs(r.text.get(&s.arena)) {
+                s.store_forms(at, r, c.value);
+            }
+            from = end;
+            at += 1;
+        }
+    }
+}
+
+/// What [`PolicyBuilder::finish`] builds the policy from: the arena of
+/// values and forms, the stored rules with their keys, and which rules
+/// have forms of their own.
+struct Stored {
+    arena: Vec<u8>,
+    rules: Vec<StoredRule>,
+    keys: Vec<Key>,
+    keys2: Vec<Key>,
+    own_forms: Vec<u32>,
+    rfc_differs: bool,
+    google_differs: bool,
+}
+
+impl Stored {
+    /// Rule `at` (`r`, whose value as written is `value`) with its forms.
+    fn store_forms(&mut self, at: usize, r: StoredRule, value: &[u8]) {
+        let (spec, rfc, google) = forms(&mut self.arena, value, r.text);
+        if spec != r.text {
+            let (k1, k2) = Key::pair_of_pattern(spec.get(&self.arena));
+            self.keys[at] = k1;
+            self.keys2[at] = k2;
+        }
+        if rfc != spec || google != spec {
+            self.rfc_differs |= rfc != spec;
+            self.google_differs |= google != spec;
+            self.own_forms.push(at as u32);
+        }
+        self.rules[at] = StoredRule {
+            spec,
+            rfc,
+            google,
+            ..r
+        };
     }
 }
 
