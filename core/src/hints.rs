@@ -92,20 +92,36 @@ impl Hint {
         }
     }
 
-    /// The word [`Hint::as_str`] gives, back (as the store keeps it).
-    pub fn from_word(s: &str) -> Option<Hint> {
-        [
-            Hint::R8,
-            Hint::MaxAge,
-            Hint::Expires,
-            Hint::Ttl,
-            Hint::UpdatePeriod,
-            Hint::SkipHours,
-            Hint::SkipDays,
-            Hint::Cap,
-        ]
-        .into_iter()
-        .find(|h| h.as_str() == s)
+    /// Every hint, once.
+    pub const ALL: [Hint; 8] = [
+        Hint::R8,
+        Hint::MaxAge,
+        Hint::Expires,
+        Hint::Ttl,
+        Hint::UpdatePeriod,
+        Hint::SkipHours,
+        Hint::SkipDays,
+        Hint::Cap,
+    ];
+
+    /// The hint's stable name, as the store keeps it: data, not the words
+    /// shown (which may change without a migration).
+    pub fn key(self) -> &'static str {
+        match self {
+            Hint::R8 => "r8",
+            Hint::MaxAge => "max-age",
+            Hint::Expires => "expires",
+            Hint::Ttl => "ttl",
+            Hint::UpdatePeriod => "update-period",
+            Hint::SkipHours => "skip-hours",
+            Hint::SkipDays => "skip-days",
+            Hint::Cap => "cap",
+        }
+    }
+
+    /// The hint whose [`Hint::key`] is `s`.
+    pub fn from_key(s: &str) -> Option<Hint> {
+        Hint::ALL.into_iter().find(|h| h.key() == s)
     }
 }
 
@@ -337,17 +353,8 @@ mod tests {
 
     #[test]
     fn hint_words_round_trip() {
-        for h in [
-            Hint::R8,
-            Hint::MaxAge,
-            Hint::Expires,
-            Hint::Ttl,
-            Hint::UpdatePeriod,
-            Hint::SkipHours,
-            Hint::SkipDays,
-            Hint::Cap,
-        ] {
-            assert_eq!(Hint::from_word(h.as_str()), Some(h));
+        for h in Hint::ALL {
+            assert_eq!(Hint::from_key(h.key()), Some(h));
         }
     }
 }

@@ -91,7 +91,7 @@ pub fn due(row: &crate::store::SourceRow, now: Timestamp) -> Option<(Timestamp, 
     let hinted = row
         .next_fetch
         .map(|t| t.min(last.saturating_add(wr_core::hints::HINT_CAP)))
-        .zip(row.next_fetch_by.as_deref().and_then(Hint::from_word));
+        .zip(row.next_fetch_by.as_deref().and_then(Hint::from_key));
     Some(match hinted {
         Some(h) if h.0 > r8.0 => h,
         _ => r8,

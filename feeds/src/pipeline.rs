@@ -1508,7 +1508,7 @@ impl Pipeline {
                 .record_run_noted(&job.key, now, report.status.label(), note.as_deref())?;
             if let Some(((at, by), feed)) = paced {
                 self.store
-                    .set_next_fetch(&job.key, at, by.as_str(), feed.as_deref())?;
+                    .set_next_fetch(&job.key, at, by.key(), feed.as_deref())?;
             }
         }
         Ok(Step::Done(report))

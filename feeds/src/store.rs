@@ -2073,14 +2073,14 @@ mod tests {
         let row = s.source("src").unwrap();
         assert_eq!(row.last_run, Some(Timestamp(1000)));
         assert_eq!((row.next_fetch, row.next_fetch_by), (None, None));
-        s.set_next_fetch("src", Timestamp(9000), "RSS ttl", Some("90 - - 0 0"))
+        s.set_next_fetch("src", Timestamp(9000), "ttl", Some("90 - - 0 0"))
             .unwrap();
         // A 304 keeps the feed's hints.
-        s.set_next_fetch("src", Timestamp(9500), "RSS ttl", None)
+        s.set_next_fetch("src", Timestamp(9500), "ttl", None)
             .unwrap();
         let row = s.source("src").unwrap();
         assert_eq!(row.next_fetch, Some(Timestamp(9500)));
-        assert_eq!(row.next_fetch_by.as_deref(), Some("RSS ttl"));
+        assert_eq!(row.next_fetch_by.as_deref(), Some("ttl"));
         assert_eq!(row.feed_hints.as_deref(), Some("90 - - 0 0"));
         let version: i64 = s
             .conn
