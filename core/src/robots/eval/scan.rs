@@ -52,15 +52,19 @@ impl Scan {
         let or = |(a, b): (bool, bool), (c, d): (bool, bool)| (a | c, b | d);
         let (other, query) = match t.len() {
             0..=15 => {
-                // A plain octet pads a short one.
+                // A plain octet pads a short one; its octets are copied in
+                // two pieces of a fixed size that overlap (an octet copied
+                // twice is tested twice), never by a call to `memcpy`.
                 let mut b = [b'/'; 16];
-                if t.len() >= 8 {
+                let n = t.len();
+                if n >= 8 {
                     b[..8].copy_from_slice(&t[..8]);
-                    b[8..].copy_from_slice(&t[t.len() - 8..]);
-                } else {
-                    for (b, &o) in b.iter_mut().zip(t) {
-                        *b = o;
-                    }
+                    b[8..].copy_from_slice(&t[n - 8..]);
+                } else if n >= 4 {
+                    b[..4].copy_from_slice(&t[..4]);
+                    b[4..8].copy_from_slice(&t[n - 4..]);
+                } else if n > 0 {
+                    (b[0], b[1], b[2]) = (t[0], t[n / 2], t[n - 1]);
                 }
                 fold(&b)
             }
