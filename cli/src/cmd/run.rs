@@ -106,7 +106,7 @@ fn to_report(src: &sources::Source, r: &wr_feeds::SourceReport) -> SourceReport 
             )),
         ),
         s @ (SourceStatus::DeniedBlocklist { .. } | SourceStatus::DeniedRobots { .. }) => {
-            (Status::Denied, Some(strip_label(&s.to_string())))
+            (Status::Denied, s.denial().map(|d| d.to_string()))
         }
         SourceStatus::Deferred { reason, .. } => (Status::Deferred, Some(reason.clone())),
         SourceStatus::LeftOut { reason } => (Status::LeftOut, Some(reason.clone())),
@@ -153,11 +153,6 @@ pub(crate) fn filtered(
     r.items = kept;
     r.filtered = counts;
     r
-}
-
-/// `denied by robots.txt (R2): ...` -> `robots.txt (R2): ...`.
-fn strip_label(s: &str) -> String {
-    s.strip_prefix("denied by ").unwrap_or(s).to_string()
 }
 
 /// Where the digest of another day that the plain `-o` file `path` holds
@@ -499,4 +494,60 @@ pub fn run(args: &Args, common: &Common) -> CmdResult {
         }
     ));
     Ok(ExitCode::from(d.exit_code()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn section(status: SourceStatus) -> SourceReport {
+        let src = sources::Source {
+            name: "denied by robots.txt (R2): a name".into(),
+            url: "https://denied.example/".into(),
+            feed: None,
+            tags: vec![],
+            enabled: true,
+            max_items: None,
+            filters: Default::default(),
+        };
+        let r = wr_feeds::SourceReport {
+            name: src.name.clone(),
+            key: src.url.clone(),
+            status,
+            items: vec![],
+            method: None,
+            fetched_url: None,
+            notes: vec!["denied by the operator blocklist (R3): a note".into()],
+        };
+        to_report(&src, &r)
+    }
+
+    /// A denied source's reason is written from the denial's facts, not
+    /// cut out of the status's sentence: words of the label in the URL,
+    /// the rule, the source's name or its notes change nothing.
+    #[test]
+    fn a_denial_is_carried_as_data_not_read_back_from_its_words() {
+        let r = section(SourceStatus::DeniedRobots {
+            url: "https://denied.example/denied by robots.txt (R2): x".into(),
+            rule: "Disallow: /denied by ".into(),
+            line: 7,
+        });
+        assert_eq!(r.status, Status::Denied);
+        assert_eq!(
+            r.reason.as_deref(),
+            Some(
+                "robots.txt (R2): https://denied.example/denied by robots.txt (R2): x \
+                 (Disallow: /denied by , line 7)"
+            )
+        );
+        let r = section(SourceStatus::DeniedBlocklist {
+            url: "https://denied.example/".into(),
+            domain: "denied.example".into(),
+        });
+        assert_eq!(r.status, Status::Denied);
+        assert_eq!(
+            r.reason.as_deref(),
+            Some("the operator blocklist (R3): https://denied.example/ (denied.example is listed)")
+        );
+    }
 }
