@@ -21,7 +21,7 @@ pub fn print_out(text: &str) -> Result<(), crate::CliError> {
 
 /// The error for a failed write to standard output.
 pub fn stdout_error(e: std::io::Error) -> crate::CliError {
-    crate::CliError::msg(format!("cannot write to standard output: {e}"))
+    crate::CliError::write("to standard output", e)
 }
 
 /// How much to say on stderr.

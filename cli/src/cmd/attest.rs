@@ -305,9 +305,7 @@ pub fn run(args: &Args, common: &Common) -> CmdResult {
     let ui = Ui::new(common.quiet, common.verbose);
     let cfg = match setup::config(common, &Settings::default()) {
         Ok(c) => c,
-        Err(e) => {
-            return Err(CliError::msg(e));
-        }
+        Err(e) => return Err(CliError::Config(e)),
     };
     let wire = if args.offline_only {
         Outcome::Skipped("--offline-only".to_string())

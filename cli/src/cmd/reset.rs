@@ -85,7 +85,7 @@ pub fn run(args: &Args, common: &Common) -> CmdResult {
     let (settings, named) = settings_of(args.sources.as_deref())?;
     let (dir, store) = open_existing(common, &settings, true)?;
     let coordinator = crate::cmd::setup::config(common, &settings)
-        .map_err(crate::CliError::msg)?
+        .map_err(crate::CliError::Config)?
         .coordinator;
     if store.is_none() && coordinator.is_none() {
         ui.error(&format!(
@@ -101,10 +101,9 @@ pub fn run(args: &Args, common: &Common) -> CmdResult {
                 std::time::Duration::from_secs(1),
                 std::time::Duration::from_secs(5),
             )
-            .map_err(|e| {
-                crate::CliError::msg(format!(
-                    "cannot reach the fleet coordinator ({e}); nothing was reset"
-                ))
+            .map_err(|source| crate::CliError::Fleet {
+                what: "cannot reach the fleet coordinator (nothing was reset)".to_string(),
+                source,
             })?,
         ),
         None => None,
@@ -130,9 +129,13 @@ pub fn run(args: &Args, common: &Common) -> CmdResult {
         let mut lifted = Vec::new();
         let mut kept = Vec::new();
         if let (Some(host), Some(fleet)) = (&t.host, fleet.as_mut()) {
-            let lift = fleet.lift_hold(host, args.force).map_err(|e| {
-                crate::CliError::msg(format!("cannot reset {shown} in the fleet: {e}"))
-            })?;
+            let lift =
+                fleet
+                    .lift_hold(host, args.force)
+                    .map_err(|source| crate::CliError::Fleet {
+                        what: format!("cannot reset {shown} in the fleet"),
+                        source,
+                    })?;
             let at = |ms: u64| ms_to_rfc3339(now.0.saturating_add(ms));
             let host = clean_message(host);
             match lift {

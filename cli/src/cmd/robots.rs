@@ -60,17 +60,17 @@ pub fn run(args: &Args) -> CmdResult {
     let body = match read_body(&args.file) {
         Ok(b) => b,
         Err(e) => {
-            return Err(CliError::msg(format!(
-                "cannot read {}: {e}",
-                args.file.display()
-            )));
+            return Err(CliError::Read {
+                path: args.file.clone(),
+                source: e,
+            });
         }
     };
     let targets: Result<Vec<String>, String> = args.urls.iter().map(|u| target(u)).collect();
     let targets = match targets {
         Ok(t) => t,
         Err(e) => {
-            return Err(CliError::msg(e.to_string()));
+            return Err(CliError::Usage(e));
         }
     };
     let policy = Policy::parse(&body, &args.agent);

@@ -172,7 +172,7 @@ fn earlier_day(path: &std::path::Path, today: &str) -> Result<Option<PathBuf>, C
     let kept = digest::kept_name(path, &day);
     match std::fs::read(&kept) {
         Ok(k) if k == held => Ok(None),
-        Ok(_) => Err(CliError::msg(format!(
+        Ok(_) => Err(CliError::Output(format!(
             "{} holds the digest of {day}, which would be kept as {} before today's replaces \
              it, but that file exists and holds something else: move one of them, or name \
              one file per day with `{{date}}` (`-o digest-{{date}}.md`); nothing was fetched",
@@ -180,7 +180,7 @@ fn earlier_day(path: &std::path::Path, today: &str) -> Result<Option<PathBuf>, C
             kept.display()
         ))),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Some(kept)),
-        Err(e) => Err(CliError::msg(format!(
+        Err(e) => Err(CliError::Output(format!(
             "{} holds the digest of {day}, to be kept as {} before today's replaces it, \
              but that name cannot be read ({e}); nothing was fetched",
             path.display(),
@@ -234,9 +234,7 @@ pub fn run(args: &Args, common: &Common) -> CmdResult {
     };
     let file = match sources::load(path) {
         Ok(f) => f,
-        Err(e) => {
-            return Err(CliError::msg(e.to_string()));
-        }
+        Err(e) => return Err(e.into()),
     };
     let format = args.format.or(file.settings.format).unwrap_or_default();
     // `-o -` is standard output, as for every other tool.
@@ -249,7 +247,7 @@ pub fn run(args: &Args, common: &Common) -> CmdResult {
     // directory writable) before anything is fetched.
     let raw = args.output.clone().or(file.settings.output.clone());
     let named: Option<PathBuf> = raw.as_ref().map(|o| digest::dated(o, &day));
-    let output = output::checked(named.as_deref()).map_err(CliError::msg)?;
+    let output = output::checked(named.as_deref()).map_err(CliError::Output)?;
     // A plain `-o FILE` (no `{date}`) holding another day's digest: that
     // digest is kept beside it before today's replaces it (issue #20).
     let per_day = raw
@@ -261,9 +259,7 @@ pub fn run(args: &Args, common: &Common) -> CmdResult {
     };
     let cfg = match config(common, &file.settings) {
         Ok(c) => c,
-        Err(e) => {
-            return Err(CliError::msg(e));
-        }
+        Err(e) => return Err(CliError::Config(e)),
     };
     ui.detail(
         1,
@@ -290,9 +286,7 @@ pub fn run(args: &Args, common: &Common) -> CmdResult {
     ui.finish();
     let report = match result {
         Ok(r) => r,
-        Err(e) => {
-            return Err(CliError::msg(format!("the run could not complete: {e}")));
-        }
+        Err(e) => return Err(CliError::Run(e)),
     };
     report_blocklist(&ui, &report.blocklist);
     // The day's digest so far: the items earlier digests of today
@@ -400,14 +394,12 @@ pub fn run(args: &Args, common: &Common) -> CmdResult {
                 kept.display()
             )),
             Ok(None) => {}
-            Err(e) => {
-                return Err(CliError::msg(format!(
-                    "{} holds another day's digest, which could not be kept as {} before \
-                     today's replaced it ({e}); nothing was written, and this run's new items \
-                     stay pending for the next digest",
-                    output.display(),
-                    kept.display()
-                )))
+            Err(source) => {
+                return Err(CliError::Keep {
+                    output: output.display(),
+                    kept: kept.clone(),
+                    source,
+                })
             }
         }
     }
@@ -416,10 +408,11 @@ pub fn run(args: &Args, common: &Common) -> CmdResult {
             Output::Stdout => "the digest to standard output".to_string(),
             file => file.display(),
         };
-        return Err(CliError::msg(format!(
-            "cannot write {what}: {e}; this run's new items stay pending and the next \
-             digest lists them"
-        )));
+        return Err(CliError::Write {
+            what,
+            then: " (this run's new items stay pending and the next digest lists them)",
+            source: e,
+        });
     }
     // The digest is delivered: only now do its items stop being new, and
     // belong to today's digest. An `--all` digest is not the day's: its

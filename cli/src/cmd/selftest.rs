@@ -164,9 +164,7 @@ pub fn run(args: &Args, common: &Common) -> CmdResult {
     let mut ui = Ui::new(common.quiet, common.verbose);
     let cfg = match config(common, &Settings::default()) {
         Ok(c) => c,
-        Err(e) => {
-            return Err(CliError::msg(e));
-        }
+        Err(e) => return Err(CliError::Config(e)),
     };
     let base = cfg.operator_base.clone();
     let state_dir = cfg.state_dir.clone();

@@ -176,7 +176,7 @@ pub(super) fn settings_of(path: Option<&Path>) -> Result<(Settings, Named), CliE
     match path {
         None => Ok((Settings::default(), Vec::new())),
         Some(p) => {
-            let f = sources::load(p).map_err(|e| CliError::msg(e.to_string()))?;
+            let f = sources::load(p)?;
             let named = f
                 .sources
                 .iter()
@@ -194,7 +194,7 @@ pub(super) fn open_existing(
     settings: &Settings,
     write: bool,
 ) -> Result<(std::path::PathBuf, Option<Store>), CliError> {
-    let cfg = config(common, settings).map_err(CliError::msg)?;
+    let cfg = config(common, settings).map_err(CliError::Config)?;
     let store = Store::open_existing(&cfg.state_dir, write).map_err(store_err)?;
     Ok((cfg.state_dir, store))
 }
@@ -213,7 +213,7 @@ pub(super) fn say_if_immutable(store: &Store, common: &Common) {
 }
 
 pub(super) fn store_err(e: StoreError) -> CliError {
-    CliError::msg(e.to_string())
+    CliError::Store(e)
 }
 
 fn gather(store: &Store, named: Named, dir: &Path) -> Result<Status, StoreError> {
@@ -578,7 +578,7 @@ pub fn run(args: &Args, common: &Common) -> CmdResult {
         say_if_immutable(s, common);
     }
     let coordinator = config(common, &settings)
-        .map_err(CliError::msg)?
+        .map_err(CliError::Config)?
         .coordinator;
     let mut st = match &store {
         Some(store) => gather(store, names, &dir).map_err(store_err)?,
