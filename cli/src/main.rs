@@ -19,7 +19,8 @@ use cmd::{attest, check, export, import, reset, robots, run, selftest, shell, sh
 /// `Result<ExitCode, CliError>`; `main` alone turns an error into the
 /// message and exit status 2, so the status is decided in one place. Each
 /// family is a variant, and the error it wraps stays its `source()`:
-/// `main` prints the chain ([`message`]).
+/// `main` prints the chain ([`message`]), and decides by the cause, not
+/// by its words (a closed standard output is quiet, a full disk is not).
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum CliError {
     /// Bad usage: arguments that do not go together, a date or a URL that
@@ -123,6 +124,16 @@ impl CliError {
             then: "",
             source,
         }
+    }
+
+    /// Whether the error is standard output closed by its reader (`wr-feeds
+    /// ... | head -1`): nobody is left to read anything, and the command
+    /// stops quietly, as ripgrep does. Known by the cause's kind, and only
+    /// for a write of the command's output: a full disk is not this, nor
+    /// a socket to the fleet coordinator that broke mid-run.
+    pub(crate) fn is_closed_pipe(&self) -> bool {
+        matches!(self, CliError::Write { source, .. }
+            if source.kind() == std::io::ErrorKind::BrokenPipe)
     }
 }
 
@@ -281,6 +292,9 @@ fn main() -> ExitCode {
     };
     match try_main(&cli) {
         Ok(code) => code,
+        // Its reader is gone: nothing is left to say, and nobody to say
+        // it to (ripgrep's choice: status 0).
+        Err(e) if e.is_closed_pipe() => ExitCode::SUCCESS,
         Err(CliError::Printed) => ExitCode::from(2),
         Err(e) => {
             let ui = ui::Ui::new(cli.common.quiet, cli.common.verbose);
@@ -381,5 +395,25 @@ mod tests {
             source: std::io::Error::other("no such thing"),
         };
         assert_eq!(message(&read), "cannot read robots.txt: no such thing");
+    }
+
+    /// A closed pipe is told apart from a full disk by the cause's kind,
+    /// at any depth of the chain, never by its words.
+    #[test]
+    fn a_closed_pipe_is_known_by_its_cause() {
+        let pipe = CliError::write("to standard output", std::io::ErrorKind::BrokenPipe.into());
+        assert!(pipe.is_closed_pipe());
+        let full = CliError::write("to standard output", std::io::ErrorKind::StorageFull.into());
+        assert!(!full.is_closed_pipe());
+        // Words that say "Broken pipe" are not a closed pipe.
+        let words = CliError::msg("Broken pipe (os error 32)");
+        assert!(!words.is_closed_pipe());
+        // A broken pipe that is not the command's output (the state, a
+        // coordinator's socket) is an error like any other.
+        let lock = wr_feeds::lock::LockError::Io {
+            path: PathBuf::from("/state/lock"),
+            source: std::io::ErrorKind::BrokenPipe.into(),
+        };
+        assert!(!CliError::Run(lock.into()).is_closed_pipe());
     }
 }
