@@ -216,7 +216,7 @@ fn from_file(
         let mut section = section(&s.name, &s.url, &s.tags, head, items);
         section.signals = signals(store, &key)?;
         // The file's filters, as the digest applied them.
-        let section = crate::cmd::run::filtered(section, &file.filters, s);
+        let section = crate::digest::assemble::filtered(section, &file.filters, s);
         out.push(if one_day {
             section.capped(s.max_items)
         } else {
