@@ -105,11 +105,13 @@ fn to_usize(n: Option<u64>) -> Option<usize> {
     n.and_then(|n| usize::try_from(n).ok())
 }
 
-/// Runs `show`.
-pub fn run(args: &Args, common: &Common) -> CmdResult {
-    let now = now_secs();
-    let today = digest::parse_day(&digest::day(now)).map_err(CliError::Message)?;
-    let (sources_path, date) = positionals(args);
+/// The days asked for: DATE, or `--since` (checked: a real date, not
+/// after today, not both).
+fn asked_days(
+    args: &Args,
+    date: Option<String>,
+    today: chrono::NaiveDate,
+) -> Result<(Option<chrono::NaiveDate>, Option<chrono::NaiveDate>), CliError> {
     // clap sees a lone DATE as SOURCES (`first`): the conflict is checked
     // here, or `show DATE --since D` silently ignored the DATE.
     if let (Some(d), Some(s)) = (&date, &args.since) {
@@ -136,6 +138,15 @@ pub fn run(args: &Args, common: &Common) -> CmdResult {
             )));
         }
     }
+    Ok((date, since))
+}
+
+/// Runs `show`.
+pub fn run(args: &Args, common: &Common) -> CmdResult {
+    let now = now_secs();
+    let today = digest::parse_day(&digest::day(now)).map_err(CliError::Message)?;
+    let (sources_path, date) = positionals(args);
+    let (date, since) = asked_days(args, date, today)?;
     let file = match &sources_path {
         Some(p) => Some(sources::load(p)?),
         None => None,
