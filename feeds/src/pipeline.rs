@@ -663,6 +663,34 @@ impl Pipeline {
         }
     }
 
+    /// A host held (R5): in the store, and in the fleet when there is
+    /// one.
+    fn hold(
+        &mut self,
+        host: &str,
+        until: Timestamp,
+        reason: WaitReason,
+    ) -> Result<(), PipelineError> {
+        let cause = match reason {
+            WaitReason::RetryAfter => HoldCause::RetryAfter,
+            WaitReason::Cooldown => HoldCause::Cooldown,
+            WaitReason::Backoff | WaitReason::Throttle => HoldCause::Backoff,
+        };
+        self.store.hold_at(host, until, cause, self.clock.now())?;
+        // The fleet honours it too, as a duration from now,
+        // capped as the store caps a server's (issue #20).
+        let now = self.clock.now();
+        let until = match cause {
+            HoldCause::RetryAfter => wr_core::retry_after::cap_hold(until, now),
+            _ => until,
+        };
+        let remaining = now.until(until);
+        if let Some(Err(e)) = self.fleet.as_mut().map(|f| f.hold(host, remaining, cause)) {
+            return Err(self.fleet_failed(e));
+        }
+        Ok(())
+    }
+
     /// Makes the machines' effects last.
     fn apply_effects(&mut self, progress: &mut dyn Progress) -> Result<(), PipelineError> {
         for effect in self.run.take_effects() {
@@ -671,27 +699,7 @@ impl Pipeline {
                     host,
                     until,
                     reason,
-                } => {
-                    let cause = match reason {
-                        WaitReason::RetryAfter => HoldCause::RetryAfter,
-                        WaitReason::Cooldown => HoldCause::Cooldown,
-                        WaitReason::Backoff | WaitReason::Throttle => HoldCause::Backoff,
-                    };
-                    self.store.hold_at(&host, until, cause, self.clock.now())?;
-                    // The fleet honours it too, as a duration from now,
-                    // capped as the store caps a server's (issue #20).
-                    let now = self.clock.now();
-                    let until = match cause {
-                        HoldCause::RetryAfter => wr_core::retry_after::cap_hold(until, now),
-                        _ => until,
-                    };
-                    let remaining = now.until(until);
-                    if let Some(Err(e)) =
-                        self.fleet.as_mut().map(|f| f.hold(&host, remaining, cause))
-                    {
-                        return Err(self.fleet_failed(e));
-                    }
-                }
+                } => self.hold(&host, until, reason)?,
                 Effect::RequestEnded { host, at } => self
                     .store
                     .reserve_slot(&host, |_| ((), Some((host.to_string(), at))))?,
