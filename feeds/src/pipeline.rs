@@ -516,6 +516,62 @@ impl Pipeline {
         Ok(action)
     }
 
+    /// With a coordinator, before a request is sent: whether the fleet
+    /// has answered it already, and `m` been told: the fleet's slot went
+    /// to another machine meanwhile, or an answer another machine fetched
+    /// in the last hour is handed over instead of a second request.
+    fn fleet_answered<M: Machine>(
+        &mut self,
+        m: &mut M,
+        req: &fetch::Request,
+        host: &str,
+        progress: &mut dyn Progress,
+    ) -> Result<bool, PipelineError> {
+        let url = req.url().to_string();
+        let accept = req.accept.unwrap_or("");
+        if self.leased.as_deref() != Some(host) && !self.fleet_catch_up(host, progress)? {
+            // The fleet's slot went to another machine, or a hold of
+            // the fleet came in, between the fleet's answer and the
+            // machine's: this request is not sent. It failed as a
+            // transfer would (R5: retried on the schedule, where the
+            // fleet's hold then answers).
+            let failure = fetch::Failure {
+                kind: fetch::FailureKind::Network,
+                reason: format!(
+                    "{url}: not sent: the fleet's slot for {host} was taken meanwhile (R4a)"
+                ),
+            };
+            self.with_cx(|cx| m.handle_failure(cx, failure));
+            self.apply_effects(progress)?;
+            return Ok(true);
+        }
+        let cached = match self.fleet.as_mut().map(|f| f.cached(&url, accept)) {
+            Some(Err(e)) => return Err(self.fleet_failed(e)),
+            Some(Ok(c)) => c,
+            None => None,
+        };
+        let Some((resp, age)) = cached else {
+            return Ok(false);
+        };
+        self.fleet_unused(host)?;
+        let fetched = Timestamp(self.clock.now().0.saturating_sub(ms_of(age)));
+        let too_large = matches!(req.limit, fetch::BodyLimit::Document)
+            && resp.body.len() as u64 > self.config.max_body;
+        let limit = self.config.max_body;
+        self.with_cx_at(fetched, |cx| match too_large {
+            false => m.handle_response(cx, resp, None),
+            true => m.handle_failure(
+                cx,
+                fetch::Failure {
+                    kind: fetch::FailureKind::TooLarge { limit },
+                    reason: format!("{url}: larger than {limit} bytes"),
+                },
+            ),
+        });
+        self.apply_effects(progress)?;
+        Ok(true)
+    }
+
     /// Sends what `m` asked for under its permit and tells it what came
     /// back. With a coordinator: only under the fleet's lease for the
     /// host; an answer another machine fetched in the last hour is handed
@@ -530,47 +586,8 @@ impl Pipeline {
         let url = req.url().to_string();
         let accept = req.accept.unwrap_or("");
         let host = req.permit.host().to_string();
-        if self.fleet.is_some() {
-            if self.leased.as_deref() != Some(host.as_str())
-                && !self.fleet_catch_up(&host, progress)?
-            {
-                // The fleet's slot went to another machine, or a hold of
-                // the fleet came in, between the fleet's answer and the
-                // machine's: this request is not sent. It failed as a
-                // transfer would (R5: retried on the schedule, where the
-                // fleet's hold then answers).
-                let failure = fetch::Failure {
-                    kind: fetch::FailureKind::Network,
-                    reason: format!(
-                        "{url}: not sent: the fleet's slot for {host} was taken meanwhile (R4a)"
-                    ),
-                };
-                self.with_cx(|cx| m.handle_failure(cx, failure));
-                return self.apply_effects(progress);
-            }
-            let cached = match self.fleet.as_mut().map(|f| f.cached(&url, accept)) {
-                Some(Err(e)) => return Err(self.fleet_failed(e)),
-                Some(Ok(c)) => c,
-                None => None,
-            };
-            if let Some((resp, age)) = cached {
-                self.fleet_unused(&host)?;
-                let fetched = Timestamp(self.clock.now().0.saturating_sub(ms_of(age)));
-                let too_large = matches!(req.limit, fetch::BodyLimit::Document)
-                    && resp.body.len() as u64 > self.config.max_body;
-                let limit = self.config.max_body;
-                self.with_cx_at(fetched, |cx| match too_large {
-                    false => m.handle_response(cx, resp, None),
-                    true => m.handle_failure(
-                        cx,
-                        fetch::Failure {
-                            kind: fetch::FailureKind::TooLarge { limit },
-                            reason: format!("{url}: larger than {limit} bytes"),
-                        },
-                    ),
-                });
-                return self.apply_effects(progress);
-            }
+        if self.fleet.is_some() && self.fleet_answered(m, &req, &host, progress)? {
+            return Ok(());
         }
         progress.event(Event::Request { url: &url });
         self.requests += 1;
