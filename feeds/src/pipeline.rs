@@ -1436,22 +1436,7 @@ impl Pipeline {
             Ok(Step::Done(event)) => event,
             // Losing the coordinator defers the source (not recorded: R8
             // tries it again next run), never sends it paced locally alone.
-            Err(PipelineError::Fleet(e)) => {
-                return Ok(Step::Done(SourceReport {
-                    name: job.source.name.clone(),
-                    key: job.key.clone(),
-                    status: SourceStatus::Deferred {
-                        reason: crate::extract::clean_message(&format!(
-                            "{e}; not fetched without the fleet's slot (R4a), tried again next run"
-                        )),
-                        until: None,
-                    },
-                    items: Vec::new(),
-                    method: None,
-                    fetched_url: None,
-                    notes: Vec::new(),
-                }))
-            }
+            Err(PipelineError::Fleet(e)) => return Ok(Step::Done(without_fleet(job, &e))),
             Err(e) => return Err(e),
         };
         let now = self.clock.now();
@@ -1487,32 +1472,18 @@ impl Pipeline {
                 method: m,
                 url,
                 response,
-            }) => SourceReport {
-                name: name.clone(),
-                key: job.key.clone(),
-                status: SourceStatus::Ok { not_modified: true },
-                items: if options.all {
-                    self.store.offered_items(&job.key)?
-                } else {
-                    // Nothing new on the wire, but what a killed run
-                    // fetched and never delivered is still owed.
-                    self.store.pending_items(&job.key)?
-                },
-                method: Some(method(m)),
-                fetched_url: Some(url),
-                notes: {
-                    // The document did not change: its own hints still
-                    // hold; the 304's headers may say more.
-                    let feed = self
-                        .store
-                        .source(&job.key)?
-                        .feed_hints
-                        .map(|t| crate::hints::feed_from_text(&t))
-                        .unwrap_or_default();
-                    paced = Some((crate::hints::next_fetch(now, &response, &feed), None));
-                    Vec::new()
-                },
-            },
+            }) => {
+                // The document did not change: its own hints still
+                // hold; the 304's headers may say more.
+                let feed = self
+                    .store
+                    .source(&job.key)?
+                    .feed_hints
+                    .map(|t| crate::hints::feed_from_text(&t))
+                    .unwrap_or_default();
+                paced = Some((crate::hints::next_fetch(now, &response, &feed), None));
+                self.not_modified(job, options, method(m), url)?
+            }
             SourceEvent::Finished(outcome) => SourceReport {
                 name: name.clone(),
                 key: job.key.clone(),
@@ -1523,20 +1494,78 @@ impl Pipeline {
                 notes: Vec::new(),
             },
         };
-        // A deferral is not a run (R8's hour is not spent), but it is
-        // counted, so `status` can say why nothing ran.
-        if let SourceStatus::Deferred { reason, .. } = &report.status {
-            self.store.record_deferral(&job.key, now, reason)?;
-        } else {
-            let note = (!report.notes.is_empty()).then(|| report.notes.join("; "));
-            self.store
-                .record_run_noted(&job.key, now, report.status.label(), note.as_deref())?;
-            if let Some(((at, by), feed)) = paced {
-                self.store
-                    .set_next_fetch(&job.key, at, by.as_str(), feed.as_deref())?;
-            }
-        }
+        self.record(&job.key, now, &report, paced)?;
         Ok(Step::Done(report))
+    }
+
+    /// A 304's report: the items still owed (what a killed run fetched
+    /// and never delivered), or every item offered with `all`.
+    fn not_modified(
+        &mut self,
+        job: &Job,
+        options: RunOptions,
+        method: Method,
+        url: String,
+    ) -> Result<SourceReport, StoreError> {
+        Ok(SourceReport {
+            name: job.source.name.clone(),
+            key: job.key.clone(),
+            status: SourceStatus::Ok { not_modified: true },
+            items: if options.all {
+                self.store.offered_items(&job.key)?
+            } else {
+                // Nothing new on the wire, but what a killed run
+                // fetched and never delivered is still owed.
+                self.store.pending_items(&job.key)?
+            },
+            method: Some(method),
+            fetched_url: Some(url),
+            notes: Vec::new(),
+        })
+    }
+
+    /// Records a source's outcome: a run (with its note, and the next
+    /// fetch its answer allows), or a deferral, which is not a run (R8's
+    /// hour is not spent) but is counted, so `status` can say why nothing
+    /// ran.
+    fn record(
+        &mut self,
+        key: &str,
+        now: Timestamp,
+        report: &SourceReport,
+        paced: Option<((Timestamp, Hint), Option<String>)>,
+    ) -> Result<(), StoreError> {
+        if let SourceStatus::Deferred { reason, .. } = &report.status {
+            return self.store.record_deferral(key, now, reason);
+        }
+        let note = (!report.notes.is_empty()).then(|| report.notes.join("; "));
+        self.store
+            .record_run_noted(key, now, report.status.label(), note.as_deref())?;
+        if let Some(((at, by), feed)) = paced {
+            self.store
+                .set_next_fetch(key, at, by.as_str(), feed.as_deref())?;
+        }
+        Ok(())
+    }
+}
+
+/// The report of a source deferred because the fleet coordinator was
+/// lost: not recorded (R8 tries it again next run), never sent paced
+/// locally alone.
+fn without_fleet(job: &Job, e: &FleetError) -> SourceReport {
+    SourceReport {
+        name: job.source.name.clone(),
+        key: job.key.clone(),
+        status: SourceStatus::Deferred {
+            reason: crate::extract::clean_message(&format!(
+                "{e}; not fetched without the fleet's slot (R4a), tried again next run"
+            )),
+            until: None,
+        },
+        items: Vec::new(),
+        method: None,
+        fetched_url: None,
+        notes: Vec::new(),
     }
 }
 
