@@ -5,6 +5,8 @@
 use serde::Serialize;
 use std::path::Path;
 
+pub(crate) mod assemble;
+
 /// The schema name carried in every JSON digest.
 pub const SCHEMA: &str = "wr-feeds-digest/v1";
 

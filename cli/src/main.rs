@@ -17,11 +17,92 @@ use cmd::{attest, check, export, import, reset, robots, run, selftest, shell, sh
 
 /// Why a command could not do its work. Every command returns
 /// `Result<ExitCode, CliError>`; `main` alone turns an error into the
-/// message and exit status 2, so the status is decided in one place.
+/// message and exit status 2, so the status is decided in one place. Each
+/// family is a variant, and the error it wraps stays its `source()`:
+/// `main` prints the chain ([`message`]), and decides by the cause, not
+/// by its words (a closed standard output is quiet, a full disk is not).
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum CliError {
-    /// Bad usage or configuration, a file that cannot be read or written,
-    /// a store that cannot be opened: the message says which.
+    /// Bad usage: arguments that do not go together, a date or a URL that
+    /// is not one.
+    #[error("{0}")]
+    Usage(String),
+    /// The sources file cannot be read or is not valid (its message names
+    /// the file, line and column).
+    #[error(transparent)]
+    Sources(#[from] sources::LoadError),
+    /// The configuration (state directory, operator site, coordinator,
+    /// `--connect-to`) is not valid.
+    #[error("{0}")]
+    Config(String),
+    /// An input file (a robots.txt, an OPML list) cannot be read.
+    #[error("cannot read {}", path.display())]
+    Read {
+        /// The file as the user named it.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// An input file was read but is not what it should be.
+    #[error("{}: {reason}", path.display())]
+    Invalid {
+        /// The file as the user named it.
+        path: PathBuf,
+        /// What is wrong.
+        reason: String,
+    },
+    /// The output named is refused before any work (a device, a file
+    /// that exists without `--force`, a kept name taken).
+    #[error("{0}")]
+    Output(String),
+    /// A result could not be written (`what`: `standard output`, a file,
+    /// `the digest to standard output`...); `then` says what follows
+    /// from it, when something does.
+    #[error("cannot write {what}{then}")]
+    Write {
+        /// What was being written, and where.
+        what: String,
+        /// What that leaves behind (` (this run's new items stay ...)`).
+        then: &'static str,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// Another day's digest could not be kept beside the output file
+    /// before today's replaced it ([`cmd::run`]).
+    #[error(
+        "{output} holds another day's digest, which could not be kept as {} before today's \
+         replaced it (nothing was written, and this run's new items stay pending for the \
+         next digest)",
+        kept.display()
+    )]
+    Keep {
+        /// The output file, as named.
+        output: String,
+        /// The name the other day's digest was to be kept under.
+        kept: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The state store.
+    #[error(transparent)]
+    Store(#[from] wr_feeds::store::StoreError),
+    /// The run started but could not complete (the store, the lock, the
+    /// fleet coordinator).
+    #[error("the run could not complete")]
+    Run(#[source] wr_feeds::PipelineError),
+    /// The fleet coordinator (`what` says what was being done).
+    #[error("{what}")]
+    Fleet {
+        /// What could not be done, and what that means.
+        what: String,
+        /// Why.
+        #[source]
+        source: wr_feeds::fleet::FleetError,
+    },
+    /// Anything else the command could not do, in its words.
     #[error("{0}")]
     Message(String),
     /// The command has already said what went wrong (a partial report on
@@ -34,6 +115,25 @@ impl CliError {
     /// An error with this message.
     pub(crate) fn msg(m: impl Into<String>) -> CliError {
         CliError::Message(m.into())
+    }
+
+    /// A failed write of `what` (see [`CliError::Write`]).
+    pub(crate) fn write(what: impl Into<String>, source: std::io::Error) -> CliError {
+        CliError::Write {
+            what: what.into(),
+            then: "",
+            source,
+        }
+    }
+
+    /// Whether the error is standard output closed by its reader (`wr-feeds
+    /// ... | head -1`): nobody is left to read anything, and the command
+    /// stops quietly, as ripgrep does. Known by the cause's kind, and only
+    /// for a write of the command's output: a full disk is not this, nor
+    /// a socket to the fleet coordinator that broke mid-run.
+    pub(crate) fn is_closed_pipe(&self) -> bool {
+        matches!(self, CliError::Write { source, .. }
+            if source.kind() == std::io::ErrorKind::BrokenPipe)
     }
 }
 
@@ -192,6 +292,9 @@ fn main() -> ExitCode {
     };
     match try_main(&cli) {
         Ok(code) => code,
+        // Its reader is gone: nothing is left to say, and nobody to say
+        // it to (ripgrep's choice: status 0).
+        Err(e) if e.is_closed_pipe() => ExitCode::SUCCESS,
         Err(CliError::Printed) => ExitCode::from(2),
         Err(e) => {
             let ui = ui::Ui::new(cli.common.quiet, cli.common.verbose);
@@ -202,15 +305,17 @@ fn main() -> ExitCode {
 }
 
 /// What `main` prints for `e`: its message, then each `source()` joined
-/// by ": ". The commands turn a library error into
-/// [`CliError::Message`] with that error's message, which already quotes
-/// what it wraps (a store error quotes SQLite's words); a message has no
-/// source, so nothing is said twice.
+/// by ": ", except a cause whose words are already said: the library
+/// errors' messages quote the error they wrap (a store error quotes
+/// SQLite's words, a pipeline error its lock's), so a cause is said once.
 fn message(e: &CliError) -> String {
     let mut msg = e.to_string();
     let mut source = std::error::Error::source(e);
     while let Some(s) = source {
-        msg.push_str(&format!(": {s}"));
+        let words = s.to_string();
+        if !msg.contains(&words) {
+            msg.push_str(&format!(": {words}"));
+        }
         source = s.source();
     }
     msg
@@ -219,8 +324,9 @@ fn message(e: &CliError) -> String {
 /// Runs the command `cli` names.
 fn try_main(cli: &Cli) -> CmdResult {
     if cli.command.is_some() && cli.run.given() {
-        return Err(CliError::msg(
-            "SOURCES, --all, --force, --format and --output belong to the digest, not to a subcommand\n\nFor more information, try '--help'.",
+        return Err(CliError::Usage(
+            "SOURCES, --all, --force, --format and --output belong to the digest, not to a subcommand\n\nFor more information, try '--help'."
+                .to_string(),
         ));
     }
     match &cli.command {
@@ -254,11 +360,60 @@ mod tests {
         };
         let e = wr_feeds::PipelineError::from(lock);
         assert!(std::error::Error::source(&e).is_some());
-        let printed = message(&CliError::msg(format!("the run could not complete: {e}")));
+        let printed = message(&CliError::Run(e));
         assert_eq!(
             printed,
             "the run could not complete: cannot lock /state/lock: disk full"
         );
         assert_eq!(printed.matches("disk full").count(), 1);
+    }
+
+    /// Each family keeps its cause as `source()`, and the printed chain
+    /// reads as the sentence users saw when the cause was formatted in.
+    #[test]
+    fn a_cause_is_kept_and_printed_after_its_error() {
+        let e = CliError::Write {
+            what: "the digest to standard output".to_string(),
+            then: " (this run's new items stay pending and the next digest lists them)",
+            source: std::io::Error::from(std::io::ErrorKind::StorageFull),
+        };
+        let cause = std::error::Error::source(&e).expect("the cause is kept");
+        assert_eq!(
+            cause.downcast_ref::<std::io::Error>().map(|e| e.kind()),
+            Some(std::io::ErrorKind::StorageFull)
+        );
+        let printed = message(&e);
+        assert!(
+            printed.starts_with(
+                "cannot write the digest to standard output (this run's new items stay \
+                 pending and the next digest lists them): "
+            ),
+            "{printed}"
+        );
+        let read = CliError::Read {
+            path: PathBuf::from("robots.txt"),
+            source: std::io::Error::other("no such thing"),
+        };
+        assert_eq!(message(&read), "cannot read robots.txt: no such thing");
+    }
+
+    /// A closed pipe is told apart from a full disk by the cause's kind,
+    /// at any depth of the chain, never by its words.
+    #[test]
+    fn a_closed_pipe_is_known_by_its_cause() {
+        let pipe = CliError::write("to standard output", std::io::ErrorKind::BrokenPipe.into());
+        assert!(pipe.is_closed_pipe());
+        let full = CliError::write("to standard output", std::io::ErrorKind::StorageFull.into());
+        assert!(!full.is_closed_pipe());
+        // Words that say "Broken pipe" are not a closed pipe.
+        let words = CliError::msg("Broken pipe (os error 32)");
+        assert!(!words.is_closed_pipe());
+        // A broken pipe that is not the command's output (the state, a
+        // coordinator's socket) is an error like any other.
+        let lock = wr_feeds::lock::LockError::Io {
+            path: PathBuf::from("/state/lock"),
+            source: std::io::ErrorKind::BrokenPipe.into(),
+        };
+        assert!(!CliError::Run(lock.into()).is_closed_pipe());
     }
 }

@@ -203,20 +203,116 @@ impl Lines {
     }
 }
 
+/// A feed outline's feed and page, or a link outline's page: `None`
+/// (said in `warnings`) when a URL is not a usable http(s) one or the
+/// source is already listed (`seen`: one key space with the feeds, as
+/// sources.toml's duplicate check has: a source is its feed, else its
+/// page).
+fn locate(
+    a: &HashMap<String, String>,
+    xml_url: Option<&String>,
+    page: Option<&String>,
+    line: usize,
+    seen: &mut HashSet<String>,
+    warnings: &mut Vec<String>,
+) -> Option<(Option<String>, String)> {
+    match (xml_url, page) {
+        (Some(xml_url), _) => {
+            let feed = match check_url(&unfeed(xml_url)) {
+                Ok(u) => u,
+                Err(m) => {
+                    warnings.push(format!("line {line}: skipped outline: xmlUrl: {m}"));
+                    return None;
+                }
+            };
+            if !seen.insert(canonical(&feed)) {
+                warnings.push(format!("line {line}: skipped duplicate feed {feed}"));
+                return None;
+            }
+            let url = match a.get("htmlUrl").or_else(|| a.get("htmlurl")) {
+                Some(h) if !h.trim().is_empty() => match check_url(h) {
+                    Ok(u) => u,
+                    Err(m) => {
+                        warnings.push(format!(
+                            "line {line}: htmlUrl ignored ({m}); the source's url is its feed"
+                        ));
+                        feed.clone()
+                    }
+                },
+                _ => feed.clone(),
+            };
+            Some((Some(feed), url))
+        }
+        (None, Some(page)) => {
+            let url = match check_url(page) {
+                Ok(u) => u,
+                Err(m) => {
+                    warnings.push(format!("line {line}: skipped link outline: url: {m}"));
+                    return None;
+                }
+            };
+            if !seen.insert(canonical(&url)) {
+                warnings.push(format!("line {line}: skipped duplicate page {url}"));
+                return None;
+            }
+            Some((None, url))
+        }
+        (None, None) => None,
+    }
+}
+
+/// A source's tags: the folders it is in, then its `category` (split at
+/// `,` and `/`), each once.
+fn tags_of(stack: &[(Option<String>, bool)], a: &HashMap<String, String>) -> Vec<String> {
+    let mut tags: Vec<String> = Vec::new();
+    let mut add = |t: &str| {
+        let t = clean(t);
+        if !t.is_empty() && !tags.contains(&t) {
+            tags.push(t);
+        }
+    };
+    for (folder, _) in stack {
+        if let Some(folder) = folder {
+            add(folder);
+        }
+    }
+    if let Some(cat) = a.get("category") {
+        for c in cat.split(',') {
+            for part in c.split('/') {
+                add(part);
+            }
+        }
+    }
+    tags
+}
+
+/// `base`, or `base (n)` with the first `n` from 2 not taken (case
+/// ignored); `next_suffix` remembers where to start per base (issue #20:
+/// 40,000 outlines named alike tried every `(n)` from 2 each time).
+fn unique_name(
+    base: &str,
+    names: &mut HashSet<String>,
+    next_suffix: &mut HashMap<String, usize>,
+) -> String {
+    let mut name = base.to_string();
+    if !names.insert(name.to_lowercase()) {
+        let n = next_suffix.entry(base.to_lowercase()).or_insert(2);
+        loop {
+            name = format!("{base} ({n})");
+            *n += 1;
+            if names.insert(name.to_lowercase()) {
+                break;
+            }
+        }
+    }
+    name
+}
+
 /// Parses an OPML document.
 pub fn import(text: &str) -> Result<Import, String> {
     let mut reader = Reader::from_str(text);
-    let mut out = Import::default();
-    // Folder names of the open outlines (None for a feed outline), and
-    // whether each is commented out (`isComment="true"`, which OPML 2.0
-    // extends to everything under it).
-    let mut stack: Vec<(Option<String>, bool)> = Vec::new();
-    let mut names: HashSet<String> = HashSet::new();
-    // The next suffix to try per duplicated name: 40,000 outlines named
-    // alike tried every `(n)` from 2 each time (issue #20, quadratic).
-    let mut next_suffix: HashMap<String, usize> = HashMap::new();
+    let mut st = Outlines::default();
     let mut lines = Lines::default();
-    let mut feeds: HashSet<String> = HashSet::new();
     let mut saw_opml = false;
     // Elements open at this point (name, line): a document cut short (an
     // interrupted download or copy) must not import as a shorter list.
@@ -233,7 +329,7 @@ pub fn import(text: &str) -> Result<Import, String> {
             Event::End(e) => {
                 open.pop();
                 if e.local_name().as_ref() == b"outline" {
-                    stack.pop();
+                    st.stack.pop();
                 }
                 continue;
             }
@@ -268,16 +364,41 @@ pub fn import(text: &str) -> Result<Import, String> {
         if !empty {
             open.push((tag, line));
         }
-        if local.as_ref() != b"outline" {
-            continue;
+        if local.as_ref() == b"outline" {
+            let a = attrs(&reader, e).map_err(|m| format!("line {line}: {m}"))?;
+            st.outline(&a, empty, line);
         }
-        let a = attrs(&reader, e).map_err(|m| format!("line {line}: {m}"))?;
+    }
+    if !saw_opml {
+        return Err("not an OPML document (no <opml> element)".into());
+    }
+    Ok(st.out)
+}
+
+/// What the import has seen of the outlines so far, and made of them.
+#[derive(Default)]
+struct Outlines {
+    out: Import,
+    /// Folder names of the open outlines (None for a feed outline), and
+    /// whether each is commented out (`isComment="true"`, which OPML 2.0
+    /// extends to everything under it).
+    stack: Vec<(Option<String>, bool)>,
+    names: HashSet<String>,
+    /// The next suffix to try per duplicated name: 40,000 outlines named
+    /// alike tried every `(n)` from 2 each time (issue #20, quadratic).
+    next_suffix: HashMap<String, usize>,
+    feeds: HashSet<String>,
+}
+
+impl Outlines {
+    /// An `<outline>` on `line` with attributes `a`: a folder, or a source.
+    fn outline(&mut self, a: &HashMap<String, String>, empty: bool, line: usize) {
         let label = a
             .get("title")
             .map(|s| clean(s))
             .filter(|s| !s.is_empty())
             .or_else(|| a.get("text").map(|s| clean(s)).filter(|s| !s.is_empty()));
-        let commented = stack.last().is_some_and(|(_, c)| *c)
+        let commented = self.stack.last().is_some_and(|(_, c)| *c)
             || a.get("isComment")
                 .is_some_and(|v| v.trim().eq_ignore_ascii_case("true"));
         let xml_url = a.get("xmlUrl").or_else(|| a.get("xmlurl"));
@@ -291,105 +412,32 @@ pub fn import(text: &str) -> Result<Import, String> {
             .filter(|u| !u.trim().is_empty());
         if xml_url.is_none() && page.is_none() {
             if !empty {
-                stack.push((label, commented));
+                self.stack.push((label, commented));
             }
-            continue;
+            return;
         }
         if !empty {
-            stack.push((None, commented));
+            self.stack.push((None, commented));
         }
-        let (feed, url) = match (xml_url, page) {
-            (Some(xml_url), _) => {
-                let feed = match check_url(&unfeed(xml_url)) {
-                    Ok(u) => u,
-                    Err(m) => {
-                        out.warnings
-                            .push(format!("line {line}: skipped outline: xmlUrl: {m}"));
-                        continue;
-                    }
-                };
-                if !feeds.insert(canonical(&feed)) {
-                    out.warnings
-                        .push(format!("line {line}: skipped duplicate feed {feed}"));
-                    continue;
-                }
-                let url = match a.get("htmlUrl").or_else(|| a.get("htmlurl")) {
-                    Some(h) if !h.trim().is_empty() => match check_url(h) {
-                        Ok(u) => u,
-                        Err(m) => {
-                            out.warnings.push(format!(
-                                "line {line}: htmlUrl ignored ({m}); the source's url is its feed"
-                            ));
-                            feed.clone()
-                        }
-                    },
-                    _ => feed.clone(),
-                };
-                (Some(feed), url)
-            }
-            (None, Some(page)) => {
-                let url = match check_url(page) {
-                    Ok(u) => u,
-                    Err(m) => {
-                        out.warnings
-                            .push(format!("line {line}: skipped link outline: url: {m}"));
-                        continue;
-                    }
-                };
-                // One key space with the feeds, as sources.toml's
-                // duplicate check has (a source is its feed, else its page).
-                if !feeds.insert(canonical(&url)) {
-                    out.warnings
-                        .push(format!("line {line}: skipped duplicate page {url}"));
-                    continue;
-                }
-                (None, url)
-            }
-            (None, None) => continue,
+        let warnings = &mut self.out.warnings;
+        let Some((feed, url)) = locate(a, xml_url, page, line, &mut self.feeds, warnings) else {
+            return;
         };
         let identity = feed.clone().unwrap_or_else(|| url.clone());
-        let mut tags: Vec<String> = Vec::new();
-        let mut add = |t: &str| {
-            let t = clean(t);
-            if !t.is_empty() && !tags.contains(&t) {
-                tags.push(t);
-            }
-        };
-        for (folder, _) in &stack {
-            if let Some(folder) = folder {
-                add(folder);
-            }
-        }
-        if let Some(cat) = a.get("category") {
-            for c in cat.split(',') {
-                for part in c.split('/') {
-                    add(part);
-                }
-            }
-        }
+        let tags = tags_of(&self.stack, a);
         let base = label.unwrap_or_else(|| {
             url::Url::parse(&identity)
                 .ok()
                 .and_then(|u| u.host_str().map(str::to_string))
                 .unwrap_or_else(|| identity.clone())
         });
-        let mut name = base.clone();
-        if !names.insert(name.to_lowercase()) {
-            let n = next_suffix.entry(base.to_lowercase()).or_insert(2);
-            loop {
-                name = format!("{base} ({n})");
-                *n += 1;
-                if names.insert(name.to_lowercase()) {
-                    break;
-                }
-            }
-        }
+        let name = unique_name(&base, &mut self.names, &mut self.next_suffix);
         if name != base {
-            out.warnings.push(format!(
+            self.out.warnings.push(format!(
                 "line {line}: renamed duplicate name `{base}` to `{name}`"
             ));
         }
-        out.sources.push(Source {
+        self.out.sources.push(Source {
             name,
             url,
             feed,
@@ -399,10 +447,6 @@ pub fn import(text: &str) -> Result<Import, String> {
             filters: Default::default(),
         });
     }
-    if !saw_opml {
-        return Err("not an OPML document (no <opml> element)".into());
-    }
-    Ok(out)
 }
 
 #[cfg(test)]

@@ -531,66 +531,10 @@ pub fn parse(path: &Path, text: &str) -> Result<SourcesFile, LoadError> {
         };
         cx.err(e.span(), msg)
     })?;
-    let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
-    let resolve = |p: &str| {
-        let p = PathBuf::from(p);
-        if p.is_absolute() {
-            p
-        } else {
-            base.join(p)
-        }
+    let settings = match raw.settings {
+        Some(s) => settings(&cx, s.into_inner())?,
+        None => Settings::default(),
     };
-    let mut settings = Settings::default();
-    if let Some(s) = raw.settings {
-        let s = s.into_inner();
-        if let Some(f) = s.format {
-            settings.format = Some(match f.get_ref().as_str() {
-                "markdown" | "md" => Format::Markdown,
-                "json" => Format::Json,
-                other => {
-                    return Err(cx.err(
-                        Some(f.span()),
-                        format!("unknown format `{other}`, expected `markdown` or `json`"),
-                    ))
-                }
-            });
-        }
-        for (field, slot, stream) in [
-            (s.output, &mut settings.output, true),
-            (s.state_dir, &mut settings.state_dir, false),
-        ] {
-            if let Some(v) = field {
-                if v.get_ref().trim().is_empty() {
-                    return Err(cx.err(Some(v.span()), "empty path"));
-                }
-                // `output = "-"` is standard output, as `-o -`: not a file
-                // named `-` beside sources.toml (issue #20).
-                *slot = Some(if stream && v.get_ref() == "-" {
-                    PathBuf::from("-")
-                } else {
-                    resolve(v.get_ref())
-                });
-            }
-        }
-        if let Some(b) = s.operator_base {
-            let u = check_url(b.get_ref()).map_err(|m| cx.err(Some(b.span()), m))?;
-            settings.operator_base = Some(u.trim_end_matches('/').to_string());
-        }
-        if let Some(t) = s.timeout_secs {
-            let v = *t.get_ref();
-            if !(1..=600).contains(&v) {
-                return Err(cx.err(
-                    Some(t.span()),
-                    format!("timeout_secs must be between 1 and 600, not {v}"),
-                ));
-            }
-            settings.timeout_secs = Some(v as u64);
-        }
-        if let Some(c) = s.coordinator {
-            let v = check_coordinator(c.get_ref()).map_err(|m| cx.err(Some(c.span()), m))?;
-            settings.coordinator = Some(v);
-        }
-    }
     let filters = match raw.filters {
         Some(f) => compile_filters(&cx, f.keep, f.drop)?,
         None => Filters::default(),
@@ -606,87 +550,18 @@ pub fn parse(path: &Path, text: &str) -> Result<SourcesFile, LoadError> {
     let mut ids: HashMap<String, (usize, String)> = HashMap::new();
     // (offset, newlines before it) of the last source table seen.
     let mut counted: (usize, usize) = (0, 0);
-    for (i, s) in raw.source.into_iter().enumerate() {
-        let table_span = s.span();
+    for s in raw.source {
+        let nl = line_from(text, s.span().start, &mut counted);
         let s = s.into_inner();
-        let name = s.name.get_ref().trim().to_string();
-        if name.is_empty() {
-            return Err(cx.err(Some(s.name.span()), "empty source name"));
-        }
-        if name.chars().any(char::is_control) {
-            return Err(cx.err(
-                Some(s.name.span()),
-                "a source name cannot contain control characters or line breaks",
-            ));
-        }
-        // The cleaning network text gets (issue #20): a name is shown in
-        // headings and errors, and U+202E or another bidi control in it
-        // reordered what follows it on a terminal.
-        let name = clean_title(&name);
-        if name.is_empty() {
-            return Err(cx.err(Some(s.name.span()), "empty source name"));
-        }
-        // Tables come in file order: count only the lines since the last
-        // one (line_col from the start each time made a 10,000-source file
-        // take 17 s to check; issue #12).
-        let at = table_span.start.min(text.len());
-        if at >= counted.0 {
-            counted = (
-                at,
-                counted.1
-                    + text.as_bytes()[counted.0..at]
-                        .iter()
-                        .filter(|&&b| b == b'\n')
-                        .count(),
-            );
-        } else {
-            counted = (at, line_col(text, at).0 - 1);
-        }
-        let nl = counted.1 + 1;
+        let name = source_name(&cx, &s.name)?;
         if let Some(prev) = names.insert(name.to_lowercase(), nl) {
             return Err(cx.err(
                 Some(s.name.span()),
                 format!("duplicate source name `{name}` (first used on line {prev})"),
             ));
         }
-        let url = check_url(s.url.get_ref()).map_err(|m| cx.err(Some(s.url.span()), m))?;
-        let feed = match &s.feed {
-            Some(f) => Some(check_url(f.get_ref()).map_err(|m| cx.err(Some(f.span()), m))?),
-            None => None,
-        };
-        let mut tags = Vec::new();
-        for t in s.tags.unwrap_or_default() {
-            let v = t.get_ref().trim();
-            if v.is_empty() || v.chars().any(char::is_control) {
-                return Err(cx.err(Some(t.span()), "a tag must be non-empty and on one line"));
-            }
-            let v = clean_title(v);
-            if !v.is_empty() && !tags.contains(&v) {
-                tags.push(v);
-            }
-        }
-        let max_items = match &s.max_items {
-            None => None,
-            Some(m) => match usize::try_from(*m.get_ref()) {
-                Ok(n) if n >= 1 => Some(n),
-                _ => {
-                    return Err(cx.err(
-                        Some(m.span()),
-                        "max_items must be a whole number of 1 or more",
-                    ))
-                }
-            },
-        };
-        let src = Source {
-            name: name.clone(),
-            url,
-            feed,
-            tags,
-            enabled: s.enabled.unwrap_or(true),
-            max_items,
-            filters: compile_filters(&cx, s.keep, s.drop)?,
-        };
         let id_span = s.feed.as_ref().map_or(s.url.span(), |f| f.span());
+        let src = source(&cx, name, s)?;
         let key = canonical(src.identity());
         if let Some((prev_line, prev_name)) = ids.get(&key) {
             let what = if src.feed.is_some() { "feed" } else { "URL" };
@@ -698,14 +573,162 @@ pub fn parse(path: &Path, text: &str) -> Result<SourcesFile, LoadError> {
                 ),
             ));
         }
-        ids.insert(key, (nl, name));
-        let _ = i;
+        ids.insert(key, (nl, src.name.clone()));
         sources.push(src);
     }
     Ok(SourcesFile {
         settings,
         filters,
         sources,
+    })
+}
+
+/// The line of byte `at`, counted from `counted` (offset, newlines
+/// before it) of the table before, which it then becomes. Tables come in
+/// file order: counting only the lines since the last one (line_col from
+/// the start each time made a 10,000-source file take 17 s to check;
+/// issue #12).
+fn line_from(text: &str, at: usize, counted: &mut (usize, usize)) -> usize {
+    let at = at.min(text.len());
+    if at >= counted.0 {
+        *counted = (
+            at,
+            counted.1
+                + text.as_bytes()[counted.0..at]
+                    .iter()
+                    .filter(|&&b| b == b'\n')
+                    .count(),
+        );
+    } else {
+        *counted = (at, line_col(text, at).0 - 1);
+    }
+    counted.1 + 1
+}
+
+/// The `[settings]` table, checked; relative paths are resolved beside
+/// the sources file.
+fn settings(cx: &Ctx<'_>, s: RawSettings) -> Result<Settings, LoadError> {
+    let base = cx.file.parent().map(Path::to_path_buf).unwrap_or_default();
+    let resolve = |p: &str| {
+        let p = PathBuf::from(p);
+        if p.is_absolute() {
+            p
+        } else {
+            base.join(p)
+        }
+    };
+    let mut settings = Settings::default();
+    if let Some(f) = s.format {
+        settings.format = Some(match f.get_ref().as_str() {
+            "markdown" | "md" => Format::Markdown,
+            "json" => Format::Json,
+            other => {
+                return Err(cx.err(
+                    Some(f.span()),
+                    format!("unknown format `{other}`, expected `markdown` or `json`"),
+                ))
+            }
+        });
+    }
+    for (field, slot, stream) in [
+        (s.output, &mut settings.output, true),
+        (s.state_dir, &mut settings.state_dir, false),
+    ] {
+        if let Some(v) = field {
+            if v.get_ref().trim().is_empty() {
+                return Err(cx.err(Some(v.span()), "empty path"));
+            }
+            // `output = "-"` is standard output, as `-o -`: not a file
+            // named `-` beside sources.toml (issue #20).
+            *slot = Some(if stream && v.get_ref() == "-" {
+                PathBuf::from("-")
+            } else {
+                resolve(v.get_ref())
+            });
+        }
+    }
+    if let Some(b) = s.operator_base {
+        let u = check_url(b.get_ref()).map_err(|m| cx.err(Some(b.span()), m))?;
+        settings.operator_base = Some(u.trim_end_matches('/').to_string());
+    }
+    if let Some(t) = s.timeout_secs {
+        let v = *t.get_ref();
+        if !(1..=600).contains(&v) {
+            return Err(cx.err(
+                Some(t.span()),
+                format!("timeout_secs must be between 1 and 600, not {v}"),
+            ));
+        }
+        settings.timeout_secs = Some(v as u64);
+    }
+    if let Some(c) = s.coordinator {
+        let v = check_coordinator(c.get_ref()).map_err(|m| cx.err(Some(c.span()), m))?;
+        settings.coordinator = Some(v);
+    }
+    Ok(settings)
+}
+
+/// A source's name, checked and cleaned.
+fn source_name(cx: &Ctx<'_>, name: &Spanned<String>) -> Result<String, LoadError> {
+    let n = name.get_ref().trim();
+    if n.is_empty() {
+        return Err(cx.err(Some(name.span()), "empty source name"));
+    }
+    if n.chars().any(char::is_control) {
+        return Err(cx.err(
+            Some(name.span()),
+            "a source name cannot contain control characters or line breaks",
+        ));
+    }
+    // The cleaning network text gets (issue #20): a name is shown in
+    // headings and errors, and U+202E or another bidi control in it
+    // reordered what follows it on a terminal.
+    let n = clean_title(n);
+    if n.is_empty() {
+        return Err(cx.err(Some(name.span()), "empty source name"));
+    }
+    Ok(n)
+}
+
+/// A `[[source]]` table named `name`, its URLs, tags, `max_items` and
+/// filters checked.
+fn source(cx: &Ctx<'_>, name: String, s: RawSource) -> Result<Source, LoadError> {
+    let url = check_url(s.url.get_ref()).map_err(|m| cx.err(Some(s.url.span()), m))?;
+    let feed = match &s.feed {
+        Some(f) => Some(check_url(f.get_ref()).map_err(|m| cx.err(Some(f.span()), m))?),
+        None => None,
+    };
+    let mut tags = Vec::new();
+    for t in s.tags.unwrap_or_default() {
+        let v = t.get_ref().trim();
+        if v.is_empty() || v.chars().any(char::is_control) {
+            return Err(cx.err(Some(t.span()), "a tag must be non-empty and on one line"));
+        }
+        let v = clean_title(v);
+        if !v.is_empty() && !tags.contains(&v) {
+            tags.push(v);
+        }
+    }
+    let max_items = match &s.max_items {
+        None => None,
+        Some(m) => match usize::try_from(*m.get_ref()) {
+            Ok(n) if n >= 1 => Some(n),
+            _ => {
+                return Err(cx.err(
+                    Some(m.span()),
+                    "max_items must be a whole number of 1 or more",
+                ))
+            }
+        },
+    };
+    Ok(Source {
+        name,
+        url,
+        feed,
+        tags,
+        enabled: s.enabled.unwrap_or(true),
+        max_items,
+        filters: compile_filters(cx, s.keep, s.drop)?,
     })
 }
 

@@ -7,10 +7,10 @@ use std::time::Duration;
 use wr_feeds::{Event, Progress};
 
 /// Writes `text` to standard output and flushes it. When standard output
-/// is gone (a closed pipe, as in `wr-feeds check ... | head -1`, or a full
-/// disk) the error names it, and the caller returns it: exit status 2
-/// with a message, where `println!` panics and a bare status 2 said
-/// nothing (issue #20).
+/// is gone (a full disk, or a closed pipe, as in `wr-feeds check ... |
+/// head -1`) the error names it, and the caller returns it, where
+/// `println!` panics: `main` says a full disk in words with exit status 2
+/// (issue #20), and ends quietly with 0 on a closed pipe (issue #21).
 pub fn print_out(text: &str) -> Result<(), crate::CliError> {
     use std::io::Write;
     let mut so = std::io::stdout().lock();
@@ -21,7 +21,7 @@ pub fn print_out(text: &str) -> Result<(), crate::CliError> {
 
 /// The error for a failed write to standard output.
 pub fn stdout_error(e: std::io::Error) -> crate::CliError {
-    crate::CliError::msg(format!("cannot write to standard output: {e}"))
+    crate::CliError::write("to standard output", e)
 }
 
 /// How much to say on stderr.

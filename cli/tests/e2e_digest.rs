@@ -499,6 +499,62 @@ fn an_unwritable_stdout_exits_2_without_a_panic() {
     }
 }
 
+/// Runs `wr` with standard output on a pipe whose reader is already
+/// gone (`wr-feeds ... | head -c0`): every write fails with EPIPE.
+fn wr_to_closed_pipe(
+    state: &std::path::Path,
+    hosts: &[&Host],
+    args: &[&str],
+) -> std::process::Output {
+    let (reader, writer) = std::io::pipe().expect("a pipe");
+    drop(reader);
+    wr_command(state, hosts, args)
+        .stdout(writer)
+        .output()
+        .expect("run wr-feeds")
+}
+
+/// Issue #21: a closed standard output (`wr-feeds status | head -1`) is
+/// no error: nobody is left to read, and the command stops quietly with
+/// status 0, as ripgrep does. (A full disk still is one: above.)
+#[test]
+fn a_closed_stdout_pipe_exits_0_quietly() {
+    let s = Sites::start();
+    let tmp = TempDir::new("stdout-pipe");
+    let state = tmp.path().join("state");
+    let opml = tmp.write(
+        "subs.opml",
+        r#"<opml version="2.0"><body><outline text="B" xmlUrl="http://blog.test/rss.xml"/></body></opml>"#,
+    );
+    let src = tmp.write("sources.toml", SOURCES);
+    // A digest delivered, so that `show` and `status` have a day to write.
+    let o = wr(&state, &s.hosts(), &[src.to_str().unwrap()]);
+    assert_ne!(o.status.code(), Some(2), "{}", stderr(&o));
+    let runs: [&[&str]; 11] = [
+        &["import", opml.to_str().unwrap()],
+        &["export", src.to_str().unwrap()],
+        &["check", "http://blog.test/rss.xml"],
+        &["show"],
+        &["status"],
+        &["selftest"],
+        &["attest", "--offline-only"],
+        &["robots", "/dev/null", "http://blog.test/"],
+        &["completions", "bash"],
+        &["man"],
+        &[src.to_str().unwrap(), "--force"],
+    ];
+    for args in runs {
+        let o = wr_to_closed_pipe(&state, &s.hosts(), args);
+        let err = stderr(&o);
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+        assert!(
+            !err.contains("error:") && !err.contains("cannot write"),
+            "{args:?}: {err}"
+        );
+        assert_eq!(o.status.code(), Some(0), "{args:?}: {err}");
+    }
+}
+
 #[test]
 fn a_bad_wr_operator_base_is_named_and_nothing_is_fetched() {
     let s = Sites::start();

@@ -302,25 +302,6 @@ impl Http {
             });
         }
         let wire = self.wire_url(url);
-        let transport = |e: ureq::Error| {
-            let (url, reason) = (url.to_string(), describe(&e));
-            if is_deterministic(&e) {
-                HttpError::Unsendable {
-                    url,
-                    reason,
-                    source: Box::new(e),
-                }
-            } else {
-                let timed_out = matches!(&e, ureq::Error::Timeout(_))
-                    || matches!(&e, ureq::Error::Io(io) if io.kind() == std::io::ErrorKind::TimedOut);
-                HttpError::Transport {
-                    url,
-                    reason,
-                    timed_out,
-                    source: Box::new(e),
-                }
-            }
-        };
         let mut builder = self.agent.get(&wire).header("User-Agent", USER_AGENT);
         if let Some(a) = req.accept {
             builder = builder.header("Accept", a);
@@ -333,7 +314,7 @@ impl Http {
                 builder = builder.header("If-Modified-Since", lm);
             }
         }
-        let mut resp = builder.call().map_err(transport)?;
+        let mut resp = builder.call().map_err(|e| transport_error(url, e))?;
         let header = |name: &str| {
             resp.headers()
                 .get(name)
@@ -349,28 +330,7 @@ impl Http {
         let cache_control = header("cache-control");
         let expires = header("expires");
         let date = header("date");
-        let mut body = Vec::new();
-        let mut reader = resp.body_mut().as_reader().take(req.limit.read_cap());
-        reader
-            .read_to_end(&mut body)
-            .map_err(|e| HttpError::Transport {
-                url: url.to_string(),
-                timed_out: e.kind() == std::io::ErrorKind::TimedOut
-                    || e.to_string().contains("timeout")
-                    || e.to_string().contains("timed out"),
-                reason: format!("reading the body: {e}"),
-                source: Box::new(e),
-            })?;
-        let (kept, truncated) = match req.limit.apply(&body) {
-            Ok((kept, cut)) => (kept.len(), cut),
-            Err(limit) => {
-                return Err(HttpError::TooLarge {
-                    url: url.to_string(),
-                    limit,
-                })
-            }
-        };
-        body.truncate(kept);
+        let (body, truncated) = read_body(&mut resp, url, req)?;
         Ok(Response {
             status,
             content_type,
@@ -385,6 +345,60 @@ impl Http {
             truncated,
         })
     }
+}
+
+/// Why a request could not be sent or answered: unsendable (the same
+/// every time) or a transport failure (worth a retry).
+fn transport_error(url: &str, e: ureq::Error) -> HttpError {
+    let (url, reason) = (url.to_string(), describe(&e));
+    if is_deterministic(&e) {
+        HttpError::Unsendable {
+            url,
+            reason,
+            source: Box::new(e),
+        }
+    } else {
+        let timed_out = matches!(&e, ureq::Error::Timeout(_))
+            || matches!(&e, ureq::Error::Io(io) if io.kind() == std::io::ErrorKind::TimedOut);
+        HttpError::Transport {
+            url,
+            reason,
+            timed_out,
+            source: Box::new(e),
+        }
+    }
+}
+
+/// The response's body, read up to the request's limit: the bytes kept
+/// and whether they were cut.
+fn read_body(
+    resp: &mut ureq::http::Response<ureq::Body>,
+    url: &str,
+    req: &Request<'_>,
+) -> Result<(Vec<u8>, bool), HttpError> {
+    let mut body = Vec::new();
+    let mut reader = resp.body_mut().as_reader().take(req.limit.read_cap());
+    reader
+        .read_to_end(&mut body)
+        .map_err(|e| HttpError::Transport {
+            url: url.to_string(),
+            timed_out: e.kind() == std::io::ErrorKind::TimedOut
+                || e.to_string().contains("timeout")
+                || e.to_string().contains("timed out"),
+            reason: format!("reading the body: {e}"),
+            source: Box::new(e),
+        })?;
+    let (kept, truncated) = match req.limit.apply(&body) {
+        Ok((kept, cut)) => (kept.len(), cut),
+        Err(limit) => {
+            return Err(HttpError::TooLarge {
+                url: url.to_string(),
+                limit,
+            })
+        }
+    };
+    body.truncate(kept);
+    Ok((body, truncated))
 }
 
 /// `location` resolved against `base`, without its fragment; `None` when it

@@ -90,7 +90,7 @@ pub use config::{Config, ConfigError, ConnectTo, Identity, Timeouts};
 pub use extract::Item;
 pub use pipeline::{Pipeline, PipelineError, RunOptions, Source};
 pub use report::{
-    BlocklistState, CheckReport, Event, FetchError, Fetched, Method, NoProgress, Progress,
+    BlocklistState, CheckReport, Denial, Event, FetchError, Fetched, Method, NoProgress, Progress,
     RunReport, SignalReport, SourceReport, SourceStatus,
 };
 

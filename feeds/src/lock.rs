@@ -140,6 +140,23 @@ fn heartbeat(path: &Path) -> Option<SystemTime> {
     std::fs::metadata(path).and_then(|m| m.modified()).ok()
 }
 
+/// One attempt at the locks, the directory's first (kept once taken, in
+/// `dir_locked`), then the file's: whether both are held now.
+fn try_take(dir: Option<&File>, dir_locked: &mut bool, file: &File) -> std::io::Result<bool> {
+    if !*dir_locked {
+        match dir.map(File::try_lock) {
+            Some(Ok(())) | None => *dir_locked = true,
+            Some(Err(TryLockError::WouldBlock)) => return Ok(false),
+            Some(Err(TryLockError::Error(e))) => return Err(e),
+        }
+    }
+    match file.try_lock() {
+        Ok(()) => Ok(true),
+        Err(TryLockError::WouldBlock) => Ok(false),
+        Err(TryLockError::Error(e)) => Err(e),
+    }
+}
+
 impl RunLock {
     /// Takes the lock of state directory `dir` (created if missing),
     /// waiting as `wait` says while another process holds it (see the
@@ -176,26 +193,13 @@ impl RunLock {
         let mut seen = heartbeat(&path);
         let mut seen_at = started;
         loop {
-            if !dir_locked {
-                match dir_handle.as_ref().map(File::try_lock) {
-                    Some(Ok(())) | None => dir_locked = true,
-                    Some(Err(TryLockError::WouldBlock)) => {}
-                    Some(Err(TryLockError::Error(e))) => return Err(io(e)),
-                }
-            }
-            if dir_locked {
-                match file.try_lock() {
-                    Ok(()) => {
-                        return Ok(RunLock {
-                            file,
-                            _dir: dir_handle,
-                            path,
-                            last_beat: None,
-                        })
-                    }
-                    Err(TryLockError::WouldBlock) => {}
-                    Err(TryLockError::Error(e)) => return Err(io(e)),
-                }
+            if try_take(dir_handle.as_ref(), &mut dir_locked, &file).map_err(io)? {
+                return Ok(RunLock {
+                    file,
+                    _dir: dir_handle,
+                    path,
+                    last_beat: None,
+                });
             }
             let now = Instant::now();
             let waited = now.duration_since(started);

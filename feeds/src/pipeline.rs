@@ -516,6 +516,62 @@ impl Pipeline {
         Ok(action)
     }
 
+    /// With a coordinator, before a request is sent: whether the fleet
+    /// has answered it already, and `m` been told: the fleet's slot went
+    /// to another machine meanwhile, or an answer another machine fetched
+    /// in the last hour is handed over instead of a second request.
+    fn fleet_answered<M: Machine>(
+        &mut self,
+        m: &mut M,
+        req: &fetch::Request,
+        host: &str,
+        progress: &mut dyn Progress,
+    ) -> Result<bool, PipelineError> {
+        let url = req.url().to_string();
+        let accept = req.accept.unwrap_or("");
+        if self.leased.as_deref() != Some(host) && !self.fleet_catch_up(host, progress)? {
+            // The fleet's slot went to another machine, or a hold of
+            // the fleet came in, between the fleet's answer and the
+            // machine's: this request is not sent. It failed as a
+            // transfer would (R5: retried on the schedule, where the
+            // fleet's hold then answers).
+            let failure = fetch::Failure {
+                kind: fetch::FailureKind::Network,
+                reason: format!(
+                    "{url}: not sent: the fleet's slot for {host} was taken meanwhile (R4a)"
+                ),
+            };
+            self.with_cx(|cx| m.handle_failure(cx, failure));
+            self.apply_effects(progress)?;
+            return Ok(true);
+        }
+        let cached = match self.fleet.as_mut().map(|f| f.cached(&url, accept)) {
+            Some(Err(e)) => return Err(self.fleet_failed(e)),
+            Some(Ok(c)) => c,
+            None => None,
+        };
+        let Some((resp, age)) = cached else {
+            return Ok(false);
+        };
+        self.fleet_unused(host)?;
+        let fetched = Timestamp(self.clock.now().0.saturating_sub(ms_of(age)));
+        let too_large = matches!(req.limit, fetch::BodyLimit::Document)
+            && resp.body.len() as u64 > self.config.max_body;
+        let limit = self.config.max_body;
+        self.with_cx_at(fetched, |cx| match too_large {
+            false => m.handle_response(cx, resp, None),
+            true => m.handle_failure(
+                cx,
+                fetch::Failure {
+                    kind: fetch::FailureKind::TooLarge { limit },
+                    reason: format!("{url}: larger than {limit} bytes"),
+                },
+            ),
+        });
+        self.apply_effects(progress)?;
+        Ok(true)
+    }
+
     /// Sends what `m` asked for under its permit and tells it what came
     /// back. With a coordinator: only under the fleet's lease for the
     /// host; an answer another machine fetched in the last hour is handed
@@ -530,47 +586,8 @@ impl Pipeline {
         let url = req.url().to_string();
         let accept = req.accept.unwrap_or("");
         let host = req.permit.host().to_string();
-        if self.fleet.is_some() {
-            if self.leased.as_deref() != Some(host.as_str())
-                && !self.fleet_catch_up(&host, progress)?
-            {
-                // The fleet's slot went to another machine, or a hold of
-                // the fleet came in, between the fleet's answer and the
-                // machine's: this request is not sent. It failed as a
-                // transfer would (R5: retried on the schedule, where the
-                // fleet's hold then answers).
-                let failure = fetch::Failure {
-                    kind: fetch::FailureKind::Network,
-                    reason: format!(
-                        "{url}: not sent: the fleet's slot for {host} was taken meanwhile (R4a)"
-                    ),
-                };
-                self.with_cx(|cx| m.handle_failure(cx, failure));
-                return self.apply_effects(progress);
-            }
-            let cached = match self.fleet.as_mut().map(|f| f.cached(&url, accept)) {
-                Some(Err(e)) => return Err(self.fleet_failed(e)),
-                Some(Ok(c)) => c,
-                None => None,
-            };
-            if let Some((resp, age)) = cached {
-                self.fleet_unused(&host)?;
-                let fetched = Timestamp(self.clock.now().0.saturating_sub(ms_of(age)));
-                let too_large = matches!(req.limit, fetch::BodyLimit::Document)
-                    && resp.body.len() as u64 > self.config.max_body;
-                let limit = self.config.max_body;
-                self.with_cx_at(fetched, |cx| match too_large {
-                    false => m.handle_response(cx, resp, None),
-                    true => m.handle_failure(
-                        cx,
-                        fetch::Failure {
-                            kind: fetch::FailureKind::TooLarge { limit },
-                            reason: format!("{url}: larger than {limit} bytes"),
-                        },
-                    ),
-                });
-                return self.apply_effects(progress);
-            }
+        if self.fleet.is_some() && self.fleet_answered(m, &req, &host, progress)? {
+            return Ok(());
         }
         progress.event(Event::Request { url: &url });
         self.requests += 1;
@@ -663,6 +680,34 @@ impl Pipeline {
         }
     }
 
+    /// A host held (R5): in the store, and in the fleet when there is
+    /// one.
+    fn hold(
+        &mut self,
+        host: &str,
+        until: Timestamp,
+        reason: WaitReason,
+    ) -> Result<(), PipelineError> {
+        let cause = match reason {
+            WaitReason::RetryAfter => HoldCause::RetryAfter,
+            WaitReason::Cooldown => HoldCause::Cooldown,
+            WaitReason::Backoff | WaitReason::Throttle => HoldCause::Backoff,
+        };
+        self.store.hold_at(host, until, cause, self.clock.now())?;
+        // The fleet honours it too, as a duration from now,
+        // capped as the store caps a server's (issue #20).
+        let now = self.clock.now();
+        let until = match cause {
+            HoldCause::RetryAfter => wr_core::retry_after::cap_hold(until, now),
+            _ => until,
+        };
+        let remaining = now.until(until);
+        if let Some(Err(e)) = self.fleet.as_mut().map(|f| f.hold(host, remaining, cause)) {
+            return Err(self.fleet_failed(e));
+        }
+        Ok(())
+    }
+
     /// Makes the machines' effects last.
     fn apply_effects(&mut self, progress: &mut dyn Progress) -> Result<(), PipelineError> {
         for effect in self.run.take_effects() {
@@ -671,27 +716,7 @@ impl Pipeline {
                     host,
                     until,
                     reason,
-                } => {
-                    let cause = match reason {
-                        WaitReason::RetryAfter => HoldCause::RetryAfter,
-                        WaitReason::Cooldown => HoldCause::Cooldown,
-                        WaitReason::Backoff | WaitReason::Throttle => HoldCause::Backoff,
-                    };
-                    self.store.hold_at(&host, until, cause, self.clock.now())?;
-                    // The fleet honours it too, as a duration from now,
-                    // capped as the store caps a server's (issue #20).
-                    let now = self.clock.now();
-                    let until = match cause {
-                        HoldCause::RetryAfter => wr_core::retry_after::cap_hold(until, now),
-                        _ => until,
-                    };
-                    let remaining = now.until(until);
-                    if let Some(Err(e)) =
-                        self.fleet.as_mut().map(|f| f.hold(&host, remaining, cause))
-                    {
-                        return Err(self.fleet_failed(e));
-                    }
-                }
+                } => self.hold(&host, until, reason)?,
                 Effect::RequestEnded { host, at } => self
                     .store
                     .reserve_slot(&host, |_| ((), Some((host.to_string(), at))))?,
@@ -1411,22 +1436,7 @@ impl Pipeline {
             Ok(Step::Done(event)) => event,
             // Losing the coordinator defers the source (not recorded: R8
             // tries it again next run), never sends it paced locally alone.
-            Err(PipelineError::Fleet(e)) => {
-                return Ok(Step::Done(SourceReport {
-                    name: job.source.name.clone(),
-                    key: job.key.clone(),
-                    status: SourceStatus::Deferred {
-                        reason: crate::extract::clean_message(&format!(
-                            "{e}; not fetched without the fleet's slot (R4a), tried again next run"
-                        )),
-                        until: None,
-                    },
-                    items: Vec::new(),
-                    method: None,
-                    fetched_url: None,
-                    notes: Vec::new(),
-                }))
-            }
+            Err(PipelineError::Fleet(e)) => return Ok(Step::Done(without_fleet(job, &e))),
             Err(e) => return Err(e),
         };
         let now = self.clock.now();
@@ -1462,32 +1472,18 @@ impl Pipeline {
                 method: m,
                 url,
                 response,
-            }) => SourceReport {
-                name: name.clone(),
-                key: job.key.clone(),
-                status: SourceStatus::Ok { not_modified: true },
-                items: if options.all {
-                    self.store.offered_items(&job.key)?
-                } else {
-                    // Nothing new on the wire, but what a killed run
-                    // fetched and never delivered is still owed.
-                    self.store.pending_items(&job.key)?
-                },
-                method: Some(method(m)),
-                fetched_url: Some(url),
-                notes: {
-                    // The document did not change: its own hints still
-                    // hold; the 304's headers may say more.
-                    let feed = self
-                        .store
-                        .source(&job.key)?
-                        .feed_hints
-                        .map(|t| crate::hints::feed_from_text(&t))
-                        .unwrap_or_default();
-                    paced = Some((crate::hints::next_fetch(now, &response, &feed), None));
-                    Vec::new()
-                },
-            },
+            }) => {
+                // The document did not change: its own hints still
+                // hold; the 304's headers may say more.
+                let feed = self
+                    .store
+                    .source(&job.key)?
+                    .feed_hints
+                    .map(|t| crate::hints::feed_from_text(&t))
+                    .unwrap_or_default();
+                paced = Some((crate::hints::next_fetch(now, &response, &feed), None));
+                self.not_modified(job, options, method(m), url)?
+            }
             SourceEvent::Finished(outcome) => SourceReport {
                 name: name.clone(),
                 key: job.key.clone(),
@@ -1498,20 +1494,78 @@ impl Pipeline {
                 notes: Vec::new(),
             },
         };
-        // A deferral is not a run (R8's hour is not spent), but it is
-        // counted, so `status` can say why nothing ran.
-        if let SourceStatus::Deferred { reason, .. } = &report.status {
-            self.store.record_deferral(&job.key, now, reason)?;
-        } else {
-            let note = (!report.notes.is_empty()).then(|| report.notes.join("; "));
-            self.store
-                .record_run_noted(&job.key, now, report.status.label(), note.as_deref())?;
-            if let Some(((at, by), feed)) = paced {
-                self.store
-                    .set_next_fetch(&job.key, at, by.key(), feed.as_deref())?;
-            }
-        }
+        self.record(&job.key, now, &report, paced)?;
         Ok(Step::Done(report))
+    }
+
+    /// A 304's report: the items still owed (what a killed run fetched
+    /// and never delivered), or every item offered with `all`.
+    fn not_modified(
+        &mut self,
+        job: &Job,
+        options: RunOptions,
+        method: Method,
+        url: String,
+    ) -> Result<SourceReport, StoreError> {
+        Ok(SourceReport {
+            name: job.source.name.clone(),
+            key: job.key.clone(),
+            status: SourceStatus::Ok { not_modified: true },
+            items: if options.all {
+                self.store.offered_items(&job.key)?
+            } else {
+                // Nothing new on the wire, but what a killed run
+                // fetched and never delivered is still owed.
+                self.store.pending_items(&job.key)?
+            },
+            method: Some(method),
+            fetched_url: Some(url),
+            notes: Vec::new(),
+        })
+    }
+
+    /// Records a source's outcome: a run (with its note, and the next
+    /// fetch its answer allows), or a deferral, which is not a run (R8's
+    /// hour is not spent) but is counted, so `status` can say why nothing
+    /// ran.
+    fn record(
+        &mut self,
+        key: &str,
+        now: Timestamp,
+        report: &SourceReport,
+        paced: Option<((Timestamp, Hint), Option<String>)>,
+    ) -> Result<(), StoreError> {
+        if let SourceStatus::Deferred { reason, .. } = &report.status {
+            return self.store.record_deferral(key, now, reason);
+        }
+        let note = (!report.notes.is_empty()).then(|| report.notes.join("; "));
+        self.store
+            .record_run_noted(key, now, report.status.label(), note.as_deref())?;
+        if let Some(((at, by), feed)) = paced {
+            self.store
+                .set_next_fetch(key, at, by.key(), feed.as_deref())?;
+        }
+        Ok(())
+    }
+}
+
+/// The report of a source deferred because the fleet coordinator was
+/// lost: not recorded (R8 tries it again next run), never sent paced
+/// locally alone.
+fn without_fleet(job: &Job, e: &FleetError) -> SourceReport {
+    SourceReport {
+        name: job.source.name.clone(),
+        key: job.key.clone(),
+        status: SourceStatus::Deferred {
+            reason: crate::extract::clean_message(&format!(
+                "{e}; not fetched without the fleet's slot (R4a), tried again next run"
+            )),
+            until: None,
+        },
+        items: Vec::new(),
+        method: None,
+        fetched_url: None,
+        notes: Vec::new(),
     }
 }
 

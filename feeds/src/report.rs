@@ -138,6 +138,63 @@ impl SourceStatus {
     }
 }
 
+/// A denial's facts (R3 or R2), borrowed from the [`SourceStatus`] that
+/// carries them: what the digest says of a denied source is written from
+/// these, never cut out of the status's own sentence (issue #21).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Denial<'a> {
+    /// R3: the URL's host (or a redirect target's) is on the operator
+    /// blocklist.
+    Blocklist {
+        /// The URL refused.
+        url: &'a str,
+        /// The listed domain.
+        domain: &'a str,
+    },
+    /// R2: robots.txt disallows the URL.
+    Robots {
+        /// The URL refused.
+        url: &'a str,
+        /// The rule, e.g. `Disallow: /private`.
+        rule: &'a str,
+        /// Its line in robots.txt.
+        line: u32,
+    },
+}
+
+impl SourceStatus {
+    /// The denial this status is, if it is one.
+    pub fn denial(&self) -> Option<Denial<'_>> {
+        match self {
+            SourceStatus::DeniedBlocklist { url, domain } => {
+                Some(Denial::Blocklist { url, domain })
+            }
+            SourceStatus::DeniedRobots { url, rule, line } => Some(Denial::Robots {
+                url,
+                rule,
+                line: *line,
+            }),
+            _ => None,
+        }
+    }
+}
+
+/// What denied the URL and how: `robots.txt (R2): URL (RULE, line N)`.
+/// The digest's reason of a denied source; [`SourceStatus`]'s sentence
+/// puts `denied by` before it.
+impl fmt::Display for Denial<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Denial::Blocklist { url, domain } => {
+                write!(f, "the operator blocklist (R3): {url} ({domain} is listed)")
+            }
+            Denial::Robots { url, rule, line } => {
+                write!(f, "robots.txt (R2): {url} ({rule}, line {line})")
+            }
+        }
+    }
+}
+
 impl fmt::Display for SourceStatus {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -152,14 +209,11 @@ impl fmt::Display for SourceStatus {
                 f,
                 "skipped: the publisher asks for no fetch this soon ({by}; --force to override)"
             ),
-            SourceStatus::DeniedBlocklist { url, domain } => {
-                write!(
-                    f,
-                    "denied by the operator blocklist (R3): {url} ({domain} is listed)"
-                )
-            }
-            SourceStatus::DeniedRobots { url, rule, line } => {
-                write!(f, "denied by robots.txt (R2): {url} ({rule}, line {line})")
+            SourceStatus::DeniedBlocklist { .. } | SourceStatus::DeniedRobots { .. } => {
+                match self.denial() {
+                    Some(d) => write!(f, "denied by {d}"),
+                    None => Ok(()),
+                }
             }
             SourceStatus::Deferred { reason, .. } => write!(f, "deferred: {reason}"),
             SourceStatus::LeftOut { reason } => write!(f, "left out: {reason}"),
@@ -500,5 +554,50 @@ impl SignalReport {
 impl fmt::Display for SignalReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}: {} (line {})", self.field, self.value, self.line)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The status's sentence is `denied by` and the denial's own words,
+    /// written in one place ([`Denial`]'s `Display`).
+    #[test]
+    fn a_denial_is_worded_once() {
+        let robots = SourceStatus::DeniedRobots {
+            url: "https://a.example/p".into(),
+            rule: "Disallow: /p".into(),
+            line: 3,
+        };
+        let d = robots.denial().expect("a denial");
+        assert_eq!(
+            d,
+            Denial::Robots {
+                url: "https://a.example/p",
+                rule: "Disallow: /p",
+                line: 3
+            }
+        );
+        assert_eq!(robots.to_string(), format!("denied by {d}"));
+        assert_eq!(
+            robots.to_string(),
+            "denied by robots.txt (R2): https://a.example/p (Disallow: /p, line 3)"
+        );
+        let listed = SourceStatus::DeniedBlocklist {
+            url: "https://b.example/".into(),
+            domain: "b.example".into(),
+        };
+        assert_eq!(
+            listed.to_string(),
+            "denied by the operator blocklist (R3): https://b.example/ (b.example is listed)"
+        );
+        assert_eq!(
+            SourceStatus::Ok {
+                not_modified: false
+            }
+            .denial(),
+            None
+        );
     }
 }

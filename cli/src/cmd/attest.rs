@@ -93,43 +93,163 @@ fn missing(text: impl Into<String>) -> Part {
     part(false, format!("not proven: {}", text.into()))
 }
 
-/// Builds the attestation document from the checks made now, the
-/// recorded live self-test in `state_dir`, and the loopback run's outcome.
-pub fn attestation(state_dir: &Path, now: i64, wire: &Outcome) -> serde_json::Value {
-    use serde_json::json;
-    let vectors = wr_conformance::harness::vectors::all();
-    let vector = |section: &str| -> Part {
+/// What the claims are judged on: the compiled-in vectors, the platform
+/// parser's verdicts, the recorded live self-test, the in-process checks
+/// and the loopback run.
+struct Evidence<'a> {
+    vectors: Vec<wr_conformance::harness::vectors::VectorResult>,
+    outside: Vec<Check>,
+    live: Result<SelftestRecord, String>,
+    checks: BTreeMap<Requirement, Vec<Check>>,
+    wire: &'a Outcome,
+}
+
+impl Evidence<'_> {
+    /// A section's compiled-in vectors.
+    fn vector(&self, section: &str) -> Part {
         let label = wr_conformance::harness::vectors::label(section);
-        match vectors.iter().find(|r| r.section == section) {
+        match self.vectors.iter().find(|r| r.section == section) {
             Some(r) => part(
                 r.passed(),
                 format!("{label}: {}/{} pass", r.cases - r.failures.len(), r.cases),
             ),
             None => part(false, format!("{label}: not compiled in")),
         }
-    };
-    // What R2a and R2c need from references this project did not write
-    // (issue #18): the platform parser's verdicts, on the corpus slice and
-    // on the generator families.
-    let outside_checks = platform::compiled_outside_checks();
-    let outside = || -> Vec<Part> {
-        outside_checks
+    }
+
+    /// What R2a and R2c need from references this project did not write
+    /// (issue #18): the platform parser's verdicts, on the corpus slice
+    /// and on the generator families.
+    fn outside(&self) -> Vec<Part> {
+        self.outside
             .iter()
             .map(|c| from_checks(std::slice::from_ref(c)))
             .collect()
-    };
-    let live = live_selftest(state_dir, now);
-    let live_part = || match &live {
-        Ok(s) => part(
-            true,
-            format!(
-                "live self-test of {} against {} passed",
-                s.generated, s.operator_base
+    }
+
+    /// The recorded live self-test.
+    fn live_part(&self) -> Part {
+        match &self.live {
+            Ok(s) => part(
+                true,
+                format!(
+                    "live self-test of {} against {} passed",
+                    s.generated, s.operator_base
+                ),
+            ),
+            Err(e) => part(false, e.clone()),
+        }
+    }
+
+    /// The in-process checks of `k`.
+    fn c(&self, k: Requirement) -> Part {
+        from_checks(self.checks.get(&k).map_or(&[][..], |v| v.as_slice()))
+    }
+
+    /// The loopback run's checks of `k`, where only it can prove a part.
+    fn required(&self, k: Requirement) -> Part {
+        match self.wire {
+            Outcome::Ran(r) => from_checks(r.checks.get(&k).map_or(&[][..], |v| v.as_slice())),
+            Outcome::Skipped(why) => missing(format!(
+                "the loopback end-to-end run, which checks it, did not run ({why}); \
+                 the test suite covers it (docs/conformance.md)"
+            )),
+        }
+    }
+
+    /// `v`, and the loopback run's checks of `k` where it observes on the
+    /// wire what other checks already prove.
+    fn added(&self, mut v: Vec<Part>, k: Requirement) -> Vec<Part> {
+        if let Outcome::Ran(r) = self.wire {
+            v.push(from_checks(
+                r.checks.get(&k).map_or(&[][..], |v| v.as_slice()),
+            ));
+        }
+        v
+    }
+}
+
+/// R1 and robots.txt's requirements (R2 to R2d), each with its parts.
+fn robots_claims(e: &Evidence<'_>) -> Vec<(Requirement, Vec<Part>)> {
+    use Requirement as R;
+    let mut r2a = vec![e.vector("12.1"), e.vector("16"), e.c(R::R2a)];
+    r2a.extend(e.outside());
+    let mut r2c = vec![e.c(R::R2c)];
+    r2c.extend(e.outside());
+    vec![
+        (R::R1, e.added(vec![e.c(R::R1)], R::R1)),
+        (
+            R::R2,
+            e.added(
+                vec![
+                    e.vector("12.1"),
+                    e.vector("12.2"),
+                    e.vector("16"),
+                    e.c(R::R2),
+                    e.live_part(),
+                ],
+                R::R2,
             ),
         ),
-        Err(e) => part(false, e.clone()),
-    };
+        (R::R2a, r2a),
+        (R::R2b, vec![e.vector("12.2"), e.c(R::R2b)]),
+        (R::R2c, r2c),
+        (R::R2d, e.added(vec![e.c(R::R2d)], R::R2d)),
+    ]
+}
 
+/// R3 to R13, each with its parts.
+fn other_claims(e: &Evidence<'_>) -> Vec<(Requirement, Vec<Part>)> {
+    use Requirement as R;
+    let mut r3 = e.live_part();
+    r3.text = format!(
+        "needs a live self-test in which operator_blocked_host was refused at R3 \
+         with no request to it: {}",
+        r3.text
+    );
+    let tagged = matches!(&e.live, Ok(s) if s.r13.is_some());
+    let mut r13 = e.live_part();
+    if tagged {
+        r13.text.push_str(", with impl/sha/spec tags");
+    }
+    r13.ok = tagged;
+    vec![
+        (R::R3, e.added(vec![r3], R::R3)),
+        (
+            R::R3a,
+            vec![
+                e.vector("12.3"),
+                e.vector(wr_conformance::harness::vectors::R3A_HOSTS),
+            ],
+        ),
+        (R::R3b, vec![e.required(R::R3b)]),
+        (R::R3c, vec![e.c(R::R3c)]),
+        (R::R4, vec![e.c(R::R4), e.required(R::R4)]),
+        (R::R5, e.added(vec![e.c(R::R5), e.vector("12.5")], R::R5)),
+        (R::R6, vec![e.required(R::R6)]),
+        (R::R7, vec![e.vector("12.4"), e.required(R::R7)]),
+        (
+            R::R8,
+            vec![
+                e.required(R::R8),
+                missing(
+                    "fetching daily or less depends on how often the binary is run \
+                     (cron), which nothing inside it can show",
+                ),
+            ],
+        ),
+        (R::R9, vec![e.required(R::R9)]),
+        (R::R10, vec![e.c(R::R10), e.required(R::R10)]),
+        (R::R11, vec![e.required(R::R11)]),
+        (R::R12, vec![e.c(R::R12)]),
+        (R::R13, vec![r13]),
+    ]
+}
+
+/// Builds the attestation document from the checks made now, the
+/// recorded live self-test in `state_dir`, and the loopback run's outcome.
+pub fn attestation(state_dir: &Path, now: i64, wire: &Outcome) -> serde_json::Value {
+    use serde_json::json;
     let mut checks: BTreeMap<Requirement, Vec<Check>> = BTreeMap::new();
     checks.insert(Requirement::R1, checks::r1());
     checks.insert(Requirement::R2, checks::r2());
@@ -142,127 +262,16 @@ pub fn attestation(state_dir: &Path, now: i64, wire: &Outcome) -> serde_json::Va
     checks.insert(Requirement::R5, checks::r5());
     checks.insert(Requirement::R10, checks::r10_validation());
     checks.insert(Requirement::R12, checks::r12());
-    let c = |k: Requirement| from_checks(checks.get(&k).map_or(&[][..], |v| v.as_slice()));
-    // The loopback run: required where only it can prove a part, added
-    // where it observes on the wire what other checks already prove.
-    let required = |k: Requirement| match wire {
-        Outcome::Ran(r) => from_checks(r.checks.get(&k).map_or(&[][..], |v| v.as_slice())),
-        Outcome::Skipped(why) => missing(format!(
-            "the loopback end-to-end run, which checks it, did not run ({why}); \
-             the test suite covers it (docs/conformance.md)"
-        )),
+    let e = Evidence {
+        vectors: wr_conformance::harness::vectors::all(),
+        outside: platform::compiled_outside_checks(),
+        live: live_selftest(state_dir, now),
+        checks,
+        wire,
     };
-    let added = |k: Requirement| match wire {
-        Outcome::Ran(r) => vec![from_checks(
-            r.checks.get(&k).map_or(&[][..], |v| v.as_slice()),
-        )],
-        Outcome::Skipped(_) => Vec::new(),
-    };
-
-    let with = |mut v: Vec<Part>, extra: Vec<Part>| {
-        v.extend(extra);
-        v
-    };
-    let mut claims: Vec<(Requirement, Vec<Part>)> = vec![
-        (
-            Requirement::R1,
-            with(vec![c(Requirement::R1)], added(Requirement::R1)),
-        ),
-        (
-            Requirement::R2,
-            with(
-                vec![
-                    vector("12.1"),
-                    vector("12.2"),
-                    vector("16"),
-                    c(Requirement::R2),
-                    live_part(),
-                ],
-                added(Requirement::R2),
-            ),
-        ),
-        (
-            Requirement::R2a,
-            with(
-                vec![vector("12.1"), vector("16"), c(Requirement::R2a)],
-                outside(),
-            ),
-        ),
-        (Requirement::R2b, vec![vector("12.2"), c(Requirement::R2b)]),
-        (Requirement::R2c, with(vec![c(Requirement::R2c)], outside())),
-        (
-            Requirement::R2d,
-            with(vec![c(Requirement::R2d)], added(Requirement::R2d)),
-        ),
-        (
-            Requirement::R3,
-            with(
-                vec![{
-                    let mut p = live_part();
-                    p.text = format!(
-                        "needs a live self-test in which operator_blocked_host was refused at R3 \
-                         with no request to it: {}",
-                        p.text
-                    );
-                    p
-                }],
-                added(Requirement::R3),
-            ),
-        ),
-        (
-            Requirement::R3a,
-            vec![
-                vector("12.3"),
-                vector(wr_conformance::harness::vectors::R3A_HOSTS),
-            ],
-        ),
-        (Requirement::R3b, vec![required(Requirement::R3b)]),
-        (Requirement::R3c, vec![c(Requirement::R3c)]),
-        (
-            Requirement::R4,
-            vec![c(Requirement::R4), required(Requirement::R4)],
-        ),
-        (
-            Requirement::R5,
-            with(
-                vec![c(Requirement::R5), vector("12.5")],
-                added(Requirement::R5),
-            ),
-        ),
-        (Requirement::R6, vec![required(Requirement::R6)]),
-        (
-            Requirement::R7,
-            vec![vector("12.4"), required(Requirement::R7)],
-        ),
-        (
-            Requirement::R8,
-            vec![
-                required(Requirement::R8),
-                missing(
-                    "fetching daily or less depends on how often the binary is run \
-                     (cron), which nothing inside it can show",
-                ),
-            ],
-        ),
-        (Requirement::R9, vec![required(Requirement::R9)]),
-        (
-            Requirement::R10,
-            vec![c(Requirement::R10), required(Requirement::R10)],
-        ),
-        (Requirement::R11, vec![required(Requirement::R11)]),
-        (Requirement::R12, vec![c(Requirement::R12)]),
-    ];
-    let tagged = matches!(&live, Ok(s) if s.r13.is_some());
-    let mut r13 = live_part();
-    if tagged {
-        r13.text.push_str(", with impl/sha/spec tags");
-    }
-    r13.ok = tagged;
-    claims.push((Requirement::R13, vec![r13]));
-
     let mut req = serde_json::Map::new();
     let mut ev = serde_json::Map::new();
-    for (k, parts) in claims {
+    for (k, parts) in robots_claims(&e).into_iter().chain(other_claims(&e)) {
         let ok = !parts.is_empty() && parts.iter().all(|p| p.ok);
         let text = parts
             .iter()
@@ -272,6 +281,11 @@ pub fn attestation(state_dir: &Path, now: i64, wire: &Outcome) -> serde_json::Va
         req.insert(k.as_str().to_string(), json!(ok));
         ev.insert(k.as_str().to_string(), json!(text));
     }
+    let Evidence {
+        vectors,
+        mut checks,
+        ..
+    } = e;
     let loopback = match wire {
         Outcome::Ran(r) => {
             for (k, list) in &r.checks {
@@ -305,9 +319,7 @@ pub fn run(args: &Args, common: &Common) -> CmdResult {
     let ui = Ui::new(common.quiet, common.verbose);
     let cfg = match setup::config(common, &Settings::default()) {
         Ok(c) => c,
-        Err(e) => {
-            return Err(CliError::msg(e));
-        }
+        Err(e) => return Err(CliError::Config(e)),
     };
     let wire = if args.offline_only {
         Outcome::Skipped("--offline-only".to_string())

@@ -32,9 +32,7 @@ pub fn run(args: &Args, common: &Common) -> CmdResult {
     }
     let cfg = match config(common, &Settings::default()) {
         Ok(c) => c,
-        Err(e) => {
-            return Err(CliError::msg(e));
-        }
+        Err(e) => return Err(CliError::Config(e)),
     };
     let Some(mut p) = open(cfg, &ui) else {
         return Err(CliError::Printed);

@@ -25,11 +25,12 @@ pub(crate) struct Args {
 pub fn run(args: &Args, common: &Common) -> CmdResult {
     // Checked before any work: a device or a FIFO is refused, `--force`
     // or not.
-    let output = output::checked_new(args.output.as_deref(), args.force).map_err(CliError::msg)?;
+    let output =
+        output::checked_new(args.output.as_deref(), args.force).map_err(CliError::Output)?;
     let file = match sources::load(&args.sources) {
         Ok(f) => f,
         Err(e) => {
-            return Err(CliError::msg(format!("{e}")));
+            return Err(e.into());
         }
     };
     let title = format!("wr-feeds sources ({})", args.sources.display());
@@ -47,9 +48,6 @@ pub fn run(args: &Args, common: &Common) -> CmdResult {
     }
     match output.write(xml.as_bytes()) {
         Ok(()) => Ok(ExitCode::SUCCESS),
-        Err(e) => Err(CliError::msg(format!(
-            "cannot write {}: {e}",
-            output.display()
-        ))),
+        Err(e) => Err(CliError::write(output.display(), e)),
     }
 }

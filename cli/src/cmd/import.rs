@@ -24,7 +24,8 @@ pub(crate) struct Args {
 pub fn run(args: &Args, common: &Common) -> CmdResult {
     // Checked before any work: a device or a FIFO is refused, `--force`
     // or not.
-    let output = output::checked_new(args.output.as_deref(), args.force).map_err(CliError::msg)?;
+    let output =
+        output::checked_new(args.output.as_deref(), args.force).map_err(CliError::Output)?;
     let bytes = if args.file.as_os_str() == "-" {
         let mut b = Vec::new();
         std::io::Read::read_to_end(&mut std::io::stdin(), &mut b).map(|_| b)
@@ -34,23 +35,29 @@ pub fn run(args: &Args, common: &Common) -> CmdResult {
     let bytes = match bytes {
         Ok(b) => b,
         Err(e) => {
-            return Err(CliError::msg(format!(
-                "cannot read {}: {e}",
-                args.file.display()
-            )));
+            return Err(CliError::Read {
+                path: args.file.clone(),
+                source: e,
+            });
         }
     };
     // In the encoding the file declares (issue #12).
     let text = match opml::decode(&bytes) {
         Ok(t) => t,
-        Err(e) => {
-            return Err(CliError::msg(format!("{}: {e}", args.file.display())));
+        Err(reason) => {
+            return Err(CliError::Invalid {
+                path: args.file.clone(),
+                reason,
+            });
         }
     };
     let imp = match opml::import(&text) {
         Ok(i) => i,
-        Err(e) => {
-            return Err(CliError::msg(format!("{}: {e}", args.file.display())));
+        Err(reason) => {
+            return Err(CliError::Invalid {
+                path: args.file.clone(),
+                reason,
+            });
         }
     };
     if !common.quiet {
@@ -59,10 +66,10 @@ pub fn run(args: &Args, common: &Common) -> CmdResult {
         }
     }
     if imp.sources.is_empty() {
-        return Err(CliError::msg(format!(
-            "{}: no outline with an http(s) xmlUrl",
-            args.file.display()
-        )));
+        return Err(CliError::Invalid {
+            path: args.file.clone(),
+            reason: "no outline with an http(s) xmlUrl".to_string(),
+        });
     }
     let header = format!(
         "Imported by wr-feeds from {} ({} sources).\nSee README.md for the format; add a [settings] table if needed.",
@@ -71,10 +78,7 @@ pub fn run(args: &Args, common: &Common) -> CmdResult {
     );
     let toml = sources::to_toml(&imp.sources, &header);
     if let Err(e) = output.write(toml.as_bytes()) {
-        return Err(CliError::msg(format!(
-            "cannot write {}: {e}",
-            output.display()
-        )));
+        return Err(CliError::write(output.display(), e));
     }
     if !common.quiet && output != Output::Stdout {
         eprintln!(

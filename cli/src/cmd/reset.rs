@@ -77,6 +77,33 @@ fn target(raw: &str, named: &Named) -> Target {
     }
 }
 
+/// What was done for one target: what was lifted (said on standard
+/// output), and a server's Retry-After kept (said on stderr).
+#[derive(Default)]
+struct Done {
+    lifted: Vec<String>,
+    kept: Vec<String>,
+}
+
+/// Connects to the fleet coordinator, if one is configured.
+fn connect_fleet(
+    coordinator: Option<&str>,
+) -> Result<Option<wr_feeds::fleet::Coordinator>, crate::CliError> {
+    let Some(url) = coordinator else {
+        return Ok(None);
+    };
+    wr_feeds::fleet::Coordinator::connect(
+        url,
+        std::time::Duration::from_secs(1),
+        std::time::Duration::from_secs(5),
+    )
+    .map(Some)
+    .map_err(|source| crate::CliError::Fleet {
+        what: "cannot reach the fleet coordinator (nothing was reset)".to_string(),
+        source,
+    })
+}
+
 /// Runs `reset`: exit 0 when something was lifted for every target, 1 when
 /// a target had nothing to lift or only a server's Retry-After, which is
 /// kept without `--force`.
@@ -85,7 +112,7 @@ pub fn run(args: &Args, common: &Common) -> CmdResult {
     let (settings, named) = settings_of(args.sources.as_deref())?;
     let (dir, store) = open_existing(common, &settings, true)?;
     let coordinator = crate::cmd::setup::config(common, &settings)
-        .map_err(crate::CliError::msg)?
+        .map_err(crate::CliError::Config)?
         .coordinator;
     if store.is_none() && coordinator.is_none() {
         ui.error(&format!(
@@ -94,21 +121,7 @@ pub fn run(args: &Args, common: &Common) -> CmdResult {
         ));
         return Ok(ExitCode::from(1));
     }
-    let mut fleet = match coordinator.as_deref() {
-        Some(url) => Some(
-            wr_feeds::fleet::Coordinator::connect(
-                url,
-                std::time::Duration::from_secs(1),
-                std::time::Duration::from_secs(5),
-            )
-            .map_err(|e| {
-                crate::CliError::msg(format!(
-                    "cannot reach the fleet coordinator ({e}); nothing was reset"
-                ))
-            })?,
-        ),
-        None => None,
-    };
+    let mut fleet = connect_fleet(coordinator.as_deref())?;
     // The run lock, only if free and only while writing: no run starts
     // half-way through a reset. A run that holds it is not waited for; it
     // keeps what it already knows until it ends.
@@ -127,140 +140,29 @@ pub fn run(args: &Args, common: &Common) -> CmdResult {
     for raw in &args.targets {
         let shown = clean_message(raw);
         let t = target(raw, &named);
-        let mut lifted = Vec::new();
-        let mut kept = Vec::new();
+        let mut done = Done::default();
         if let (Some(host), Some(fleet)) = (&t.host, fleet.as_mut()) {
-            let lift = fleet.lift_hold(host, args.force).map_err(|e| {
-                crate::CliError::msg(format!("cannot reset {shown} in the fleet: {e}"))
-            })?;
-            let at = |ms: u64| ms_to_rfc3339(now.0.saturating_add(ms));
-            let host = clean_message(host);
-            match lift {
-                FleetLift { was_ms: None, .. } => {}
-                FleetLift {
-                    was_ms: Some(was),
-                    kept_ms: Some(until),
-                    ..
-                } => {
-                    if was > until {
-                        lifted.push(format!(
-                            "fleet: lifted our own hold on host {host} (it was held until {})",
-                            at(was)
-                        ));
-                    }
-                    kept.push(format!(
-                        "{shown}: kept the fleet's hold on host {host} until {}: the server asked \
-                         for it with Retry-After, and R5 says to wait at least that long; \
-                         `wr-feeds reset --force {host}` lifts it anyway",
-                        at(until)
-                    ));
-                }
-                FleetLift {
-                    was_ms: Some(was),
-                    forced_ms,
-                    ..
-                } => lifted.push(format!(
-                    "fleet: lifted the hold on host {host} (it was held until {}){}",
-                    at(was),
-                    match forced_ms {
-                        Some(s) => format!(
-                            ", including the server's Retry-After until {} (--force: R5 asks \
-                             to wait at least that long)",
-                            at(s)
-                        ),
-                        None => String::new(),
-                    }
-                )),
-            }
+            let lift =
+                fleet
+                    .lift_hold(host, args.force)
+                    .map_err(|source| crate::CliError::Fleet {
+                        what: format!("cannot reset {shown} in the fleet"),
+                        source,
+                    })?;
+            fleet_words(lift, &shown, &clean_message(host), now, &mut done);
         }
         if let (Some(host), Some(store)) = (&t.host, store.as_ref()) {
             let lift = store.lift_hold(host, now, args.force).map_err(store_err)?;
-            let host = clean_message(host);
-            match lift {
-                Lift { was: None, .. } => {}
-                Lift {
-                    was: Some(was),
-                    kept: Some(until),
-                    ..
-                } => {
-                    if was > until {
-                        lifted.push(format!(
-                            "lifted our own hold on host {host} (it was held until {})",
-                            ms_to_rfc3339(was.0)
-                        ));
-                    }
-                    kept.push(format!(
-                        "{shown}: kept the hold on host {host} until {}: the server asked for it \
-                         with Retry-After, and R5 says to wait at least that long; \
-                         `wr-feeds reset --force {host}` lifts it anyway",
-                        ms_to_rfc3339(until.0)
-                    ));
-                }
-                Lift {
-                    was: Some(was),
-                    forced: Some(server),
-                    ..
-                } => lifted.push(format!(
-                    "lifted the hold on host {host} (it was held until {}), including the \
-                     server's Retry-After until {} (--force: R5 asks to wait at least that long)",
-                    ms_to_rfc3339(was.0),
-                    ms_to_rfc3339(server.0)
-                )),
-                Lift { was: Some(was), .. } => lifted.push(format!(
-                    "lifted the hold on host {host} (it was held until {})",
-                    ms_to_rfc3339(was.0)
-                )),
-            }
+            store_words(lift, &shown, &clean_message(host), &mut done);
         }
         // A host may also be a source's key (`status` without a sources
         // file lists keys): try it as one.
         let key = t.key.clone().or_else(|| t.host.clone());
         if let (Some(key), Some(store)) = (key, store.as_ref()) {
-            let row = store.source(&key).map_err(store_err)?;
-            let streak = store.error_streak(&key).map_err(store_err)?;
-            if store.reset_source(&key).map_err(store_err)? {
-                let last = match (row.last_run, row.last_status.as_deref()) {
-                    (Some(t), Some(s)) => {
-                        format!(
-                            "its last run ({}, {})",
-                            ms_to_rfc3339(t.0),
-                            clean_message(s)
-                        )
-                    }
-                    (Some(t), None) => format!("its last run ({})", ms_to_rfc3339(t.0)),
-                    _ => "its last run".to_string(),
-                };
-                lifted.push(format!(
-                    "source `{shown}`: forgot {last} and its {streak} failed {} in a row; the \
-                     next run fetches it (R8's hour lifted)",
-                    if streak == 1 { "run" } else { "runs" }
-                ));
-            }
+            done.lifted.extend(forget_source(store, &key, &shown)?);
         }
-        // A kept Retry-After is an answer, not a failure to find the
-        // target; it is an error only when nothing else was done.
-        for k in &kept {
-            if lifted.is_empty() {
-                ui.error(k);
-            } else {
-                ui.warn(k);
-            }
-        }
-        if lifted.is_empty() && !kept.is_empty() {
-            all_found = false;
-        } else if lifted.is_empty() {
-            all_found = false;
-            ui.error(&format!(
-                "{shown}: nothing to reset (no host held under that name and no source that \
-                 has run by that name or URL{})",
-                if args.sources.is_none() {
-                    "; to name a source by its name, give --sources FILE"
-                } else {
-                    ""
-                }
-            ));
-        }
-        said.extend(lifted);
+        all_found &= say_target(&ui, args, &shown, &done);
+        said.extend(done.lifted);
     }
     drop(lock);
     for s in said {
@@ -271,6 +173,149 @@ pub fn run(args: &Args, common: &Common) -> CmdResult {
     } else {
         Ok(ExitCode::from(1))
     }
+}
+
+/// What the fleet's lift of `host`'s hold did, in words.
+fn fleet_words(
+    lift: FleetLift,
+    shown: &str,
+    host: &str,
+    now: wr_core::time::Timestamp,
+    done: &mut Done,
+) {
+    let at = |ms: u64| ms_to_rfc3339(now.0.saturating_add(ms));
+    match lift {
+        FleetLift { was_ms: None, .. } => {}
+        FleetLift {
+            was_ms: Some(was),
+            kept_ms: Some(until),
+            ..
+        } => {
+            if was > until {
+                done.lifted.push(format!(
+                    "fleet: lifted our own hold on host {host} (it was held until {})",
+                    at(was)
+                ));
+            }
+            done.kept.push(format!(
+                "{shown}: kept the fleet's hold on host {host} until {}: the server asked \
+                 for it with Retry-After, and R5 says to wait at least that long; \
+                 `wr-feeds reset --force {host}` lifts it anyway",
+                at(until)
+            ));
+        }
+        FleetLift {
+            was_ms: Some(was),
+            forced_ms,
+            ..
+        } => done.lifted.push(format!(
+            "fleet: lifted the hold on host {host} (it was held until {}){}",
+            at(was),
+            match forced_ms {
+                Some(s) => format!(
+                    ", including the server's Retry-After until {} (--force: R5 asks \
+                     to wait at least that long)",
+                    at(s)
+                ),
+                None => String::new(),
+            }
+        )),
+    }
+}
+
+/// What the store's lift of `host`'s hold did, in words.
+fn store_words(lift: Lift, shown: &str, host: &str, done: &mut Done) {
+    match lift {
+        Lift { was: None, .. } => {}
+        Lift {
+            was: Some(was),
+            kept: Some(until),
+            ..
+        } => {
+            if was > until {
+                done.lifted.push(format!(
+                    "lifted our own hold on host {host} (it was held until {})",
+                    ms_to_rfc3339(was.0)
+                ));
+            }
+            done.kept.push(format!(
+                "{shown}: kept the hold on host {host} until {}: the server asked for it \
+                 with Retry-After, and R5 says to wait at least that long; \
+                 `wr-feeds reset --force {host}` lifts it anyway",
+                ms_to_rfc3339(until.0)
+            ));
+        }
+        Lift {
+            was: Some(was),
+            forced: Some(server),
+            ..
+        } => done.lifted.push(format!(
+            "lifted the hold on host {host} (it was held until {}), including the \
+             server's Retry-After until {} (--force: R5 asks to wait at least that long)",
+            ms_to_rfc3339(was.0),
+            ms_to_rfc3339(server.0)
+        )),
+        Lift { was: Some(was), .. } => done.lifted.push(format!(
+            "lifted the hold on host {host} (it was held until {})",
+            ms_to_rfc3339(was.0)
+        )),
+    }
+}
+
+/// Forgets the source `key`'s last run and error streak; what was
+/// forgotten, in words, if it had run.
+fn forget_source(
+    store: &wr_feeds::store::Store,
+    key: &str,
+    shown: &str,
+) -> Result<Option<String>, crate::CliError> {
+    let row = store.source(key).map_err(store_err)?;
+    let streak = store.error_streak(key).map_err(store_err)?;
+    if !store.reset_source(key).map_err(store_err)? {
+        return Ok(None);
+    }
+    let last = match (row.last_run, row.last_status.as_deref()) {
+        (Some(t), Some(s)) => {
+            format!(
+                "its last run ({}, {})",
+                ms_to_rfc3339(t.0),
+                clean_message(s)
+            )
+        }
+        (Some(t), None) => format!("its last run ({})", ms_to_rfc3339(t.0)),
+        _ => "its last run".to_string(),
+    };
+    Ok(Some(format!(
+        "source `{shown}`: forgot {last} and its {streak} failed {} in a row; the \
+         next run fetches it (R8's hour lifted)",
+        if streak == 1 { "run" } else { "runs" }
+    )))
+}
+
+/// Says on stderr what was kept, or that nothing was found; whether
+/// something was lifted for the target.
+fn say_target(ui: &Ui, args: &Args, shown: &str, done: &Done) -> bool {
+    // A kept Retry-After is an answer, not a failure to find the
+    // target; it is an error only when nothing else was done.
+    for k in &done.kept {
+        if done.lifted.is_empty() {
+            ui.error(k);
+        } else {
+            ui.warn(k);
+        }
+    }
+    if done.lifted.is_empty() && done.kept.is_empty() {
+        ui.error(&format!(
+            "{shown}: nothing to reset (no host held under that name and no source that \
+             has run by that name or URL{})",
+            if args.sources.is_none() {
+                "; to name a source by its name, give --sources FILE"
+            } else {
+                ""
+            }
+        ));
+    }
+    !done.lifted.is_empty()
 }
 
 #[cfg(test)]

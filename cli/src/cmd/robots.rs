@@ -57,61 +57,22 @@ fn target(arg: &str) -> Result<String, String> {
 
 /// Runs the command; see the exit statuses in `--help`.
 pub fn run(args: &Args) -> CmdResult {
-    let body = match read_body(&args.file) {
-        Ok(b) => b,
-        Err(e) => {
-            return Err(CliError::msg(format!(
-                "cannot read {}: {e}",
-                args.file.display()
-            )));
-        }
-    };
-    let targets: Result<Vec<String>, String> = args.urls.iter().map(|u| target(u)).collect();
-    let targets = match targets {
-        Ok(t) => t,
-        Err(e) => {
-            return Err(CliError::msg(e.to_string()));
-        }
-    };
+    let body = read_body(&args.file).map_err(|source| CliError::Read {
+        path: args.file.clone(),
+        source,
+    })?;
+    let targets: Vec<String> = args
+        .urls
+        .iter()
+        .map(|u| target(u))
+        .collect::<Result<_, String>>()
+        .map_err(CliError::Usage)?;
     let policy = Policy::parse(&body, &args.agent);
     // The file's usage preferences (Content-Signal, Content-Usage,
     // License), reported beside the verdicts, never part of them.
     let signals = wr_feeds::SignalReport::of_body(&body);
     if !args.json {
-        let name = |s: Selected| match s {
-            Selected::Named => "its named group",
-            Selected::Global => "the '*' group",
-            Selected::None => "no group",
-        };
-        let spec = policy.selected();
-        let google = policy.selected_in(Reading::Google);
-        // Every reading must allow a path (docs/conformance.md); say so
-        // when Google's tolerant reading selects other groups.
-        let group = if spec == google {
-            name(spec).to_string()
-        } else {
-            format!(
-                "{} ({}: {})",
-                name(spec),
-                Reading::Google.as_str(),
-                name(google)
-            )
-        };
-        let delay = policy
-            .crawl_delay()
-            .map(|d| format!(", Crawl-delay {} s", d.0.as_secs_f64()))
-            .unwrap_or_default();
-        eprintln!(
-            "{}: {} uses {group}{delay}",
-            args.file.display(),
-            args.agent
-        );
-        for s in &signals {
-            eprintln!(
-                "{}: {s} (reported, not an access rule)",
-                args.file.display()
-            );
-        }
+        say_group(args, &policy, &signals);
     }
     let mut out = std::io::stdout().lock();
     let mut any_denied = false;
@@ -119,44 +80,98 @@ pub fn run(args: &Args) -> CmdResult {
         let v = policy.check(path);
         any_denied |= !v.allowed;
         let line = if args.json {
-            // A robots.txt is untrusted text: no control character of it
-            // reaches the terminal or the JSON.
-            let rule = v
-                .rule
-                .map(|r| clean_message(&String::from_utf8_lossy(r.pattern)));
-            serde_json::json!({
-                "url": url,
-                "allowed": v.allowed,
-                "kind": v.rule.map(|r| r.kind.as_str()),
-                "rule": rule,
-                "line": v.rule.map(|r| r.line),
-                "reading": v.rule.map(|_| v.reading.key()),
-                "variant": v.variant.keys().collect::<Vec<_>>(),
-                "signals": signals,
-            })
-            .to_string()
+            json_line(url, &v, &signals)
         } else {
-            let verdict = if v.allowed {
-                "allowed   "
-            } else {
-                "disallowed"
-            };
-            match v.rule {
-                Some(r) if v.reading != Reading::Spec || !v.variant.is_base() => format!(
-                    "{verdict} {url}  ({} in {}{})",
-                    clean_message(&r.to_string()),
-                    v.reading.as_str(),
-                    if v.variant.is_base() {
-                        String::new()
-                    } else {
-                        format!(", {}", v.variant)
-                    }
-                ),
-                Some(r) => format!("{verdict} {url}  ({})", clean_message(&r.to_string())),
-                None => format!("{verdict} {url}  (no rule matched)"),
-            }
+            text_line(url, &v)
         };
         writeln!(out, "{line}").map_err(crate::ui::stdout_error)?;
     }
     Ok(ExitCode::from(u8::from(any_denied)))
+}
+
+/// On stderr: the group the agent's rules come from (and Google's, when
+/// it reads other groups), the crawl delay, the usage preferences.
+fn say_group(args: &Args, policy: &Policy, signals: &[wr_feeds::SignalReport]) {
+    let name = |s: Selected| match s {
+        Selected::Named => "its named group",
+        Selected::Global => "the '*' group",
+        Selected::None => "no group",
+    };
+    let spec = policy.selected();
+    let google = policy.selected_in(Reading::Google);
+    // Every reading must allow a path (docs/conformance.md); say so
+    // when Google's tolerant reading selects other groups.
+    let group = if spec == google {
+        name(spec).to_string()
+    } else {
+        format!(
+            "{} ({}: {})",
+            name(spec),
+            Reading::Google.as_str(),
+            name(google)
+        )
+    };
+    let delay = policy
+        .crawl_delay()
+        .map(|d| format!(", Crawl-delay {} s", d.0.as_secs_f64()))
+        .unwrap_or_default();
+    eprintln!(
+        "{}: {} uses {group}{delay}",
+        args.file.display(),
+        args.agent
+    );
+    for s in signals {
+        eprintln!(
+            "{}: {s} (reported, not an access rule)",
+            args.file.display()
+        );
+    }
+}
+
+/// One URL's verdict as JSON.
+fn json_line(
+    url: &str,
+    v: &wr_core::robots::Verdict<'_>,
+    signals: &[wr_feeds::SignalReport],
+) -> String {
+    // A robots.txt is untrusted text: no control character of it
+    // reaches the terminal or the JSON.
+    let rule = v
+        .rule
+        .map(|r| clean_message(&String::from_utf8_lossy(r.pattern)));
+    serde_json::json!({
+        "url": url,
+        "allowed": v.allowed,
+        "kind": v.rule.map(|r| r.kind.as_str()),
+        "rule": rule,
+        "line": v.rule.map(|r| r.line),
+        "reading": v.rule.map(|_| v.reading.key()),
+        "variant": v.variant.keys().collect::<Vec<_>>(),
+        "signals": signals,
+    })
+    .to_string()
+}
+
+/// One URL's verdict as a line of text: the rule that decided, and the
+/// reading and variant when they are not the spec's plain one.
+fn text_line(url: &str, v: &wr_core::robots::Verdict<'_>) -> String {
+    let verdict = if v.allowed {
+        "allowed   "
+    } else {
+        "disallowed"
+    };
+    match v.rule {
+        Some(r) if v.reading != Reading::Spec || !v.variant.is_base() => format!(
+            "{verdict} {url}  ({} in {}{})",
+            clean_message(&r.to_string()),
+            v.reading.as_str(),
+            if v.variant.is_base() {
+                String::new()
+            } else {
+                format!(", {}", v.variant)
+            }
+        ),
+        Some(r) => format!("{verdict} {url}  ({})", clean_message(&r.to_string())),
+        None => format!("{verdict} {url}  (no rule matched)"),
+    }
 }

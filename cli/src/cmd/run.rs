@@ -1,7 +1,7 @@
 //! The digest, the default command: `wr-feeds SOURCES`.
 
 use crate::cmd::setup::{config, now_secs, open};
-use crate::digest::{self, Digest, DigestItem, SourceReport, Status};
+use crate::digest::{self, assemble, Digest, Status};
 use crate::output::{self, Output};
 use crate::sources::{self, Format};
 use crate::ui::Ui;
@@ -9,8 +9,7 @@ use crate::{CliError, CmdResult, Common};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use wr_core::time::Timestamp;
-use wr_feeds::store::DigestSource;
-use wr_feeds::{BlocklistState, RunOptions, SourceStatus};
+use wr_feeds::{BlocklistState, RunOptions};
 
 /// Options of the digest (the default command).
 #[derive(clap::Args, Debug, Clone)]
@@ -74,92 +73,6 @@ fn report_blocklist(ui: &Ui, state: &BlocklistState) {
     }
 }
 
-/// A source's section of the digest, with every item `r` holds (cut to
-/// its `max_items` by [`SourceReport::capped`]).
-fn to_report(src: &sources::Source, r: &wr_feeds::SourceReport) -> SourceReport {
-    let (status, reason) = match &r.status {
-        SourceStatus::Ok { not_modified } => (
-            Status::Ok,
-            if *not_modified {
-                Some(digest::NOT_MODIFIED.to_string())
-            } else {
-                // A feed read after repairs, or listing nothing (issue #19).
-                (!r.notes.is_empty()).then(|| r.notes.join("; "))
-            },
-        ),
-        SourceStatus::Skipped { last_run, by, .. } if by == wr_core::hints::Hint::R8.as_str() => (
-            Status::Skipped,
-            Some(format!(
-                "fetched less than an hour ago ({}), R8; --force fetches it anyway",
-                digest::rfc3339((*last_run / 1000) as i64)
-            )),
-        ),
-        // A publisher hint (issue #23): when, and which.
-        SourceStatus::Skipped {
-            last_run, until, by
-        } => (
-            Status::Skipped,
-            Some(format!(
-                "fetched {}; the publisher asks for no fetch before {} ({by}); --force fetches it anyway",
-                digest::rfc3339((*last_run / 1000) as i64),
-                digest::rfc3339((*until / 1000) as i64)
-            )),
-        ),
-        s @ (SourceStatus::DeniedBlocklist { .. } | SourceStatus::DeniedRobots { .. }) => {
-            (Status::Denied, Some(strip_label(&s.to_string())))
-        }
-        SourceStatus::Deferred { reason, .. } => (Status::Deferred, Some(reason.clone())),
-        SourceStatus::LeftOut { reason } => (Status::LeftOut, Some(reason.clone())),
-        SourceStatus::Failed { reason } => (Status::Failed, Some(reason.clone())),
-    };
-    SourceReport {
-        name: src.name.clone(),
-        url: src.url.clone(),
-        tags: src.tags.clone(),
-        status,
-        reason,
-        method: r.method.map(|m| m.as_str().to_string()),
-        items: r
-            .items
-            .iter()
-            .map(|i| DigestItem {
-                title: i.title.clone(),
-                url: i.url.clone(),
-                published: i.published.clone(),
-                also_in: Vec::new(),
-            })
-            .collect(),
-        not_listed: 0,
-        filtered: Vec::new(),
-        listed_elsewhere: 0,
-        signals: Vec::new(),
-    }
-}
-
-/// The section with only the items the filters keep, and what each
-/// filter left out.
-pub(crate) fn filtered(
-    mut r: SourceReport,
-    global: &crate::filters::Filters,
-    src: &sources::Source,
-) -> SourceReport {
-    use crate::filters::{apply, Scope};
-    let items = std::mem::take(&mut r.items);
-    let (kept, counts) = apply(
-        items,
-        [(global, Scope::Global), (&src.filters, Scope::Source)],
-        |i: &DigestItem| (i.title.as_str(), i.url.as_str()),
-    );
-    r.items = kept;
-    r.filtered = counts;
-    r
-}
-
-/// `denied by robots.txt (R2): ...` -> `robots.txt (R2): ...`.
-fn strip_label(s: &str) -> String {
-    s.strip_prefix("denied by ").unwrap_or(s).to_string()
-}
-
 /// Where the digest of another day that the plain `-o` file `path` holds
 /// will be kept ([`digest::kept_name`]), checked before anything is
 /// fetched: `None` when the file holds no digest, or today's (a rerun
@@ -177,7 +90,7 @@ fn earlier_day(path: &std::path::Path, today: &str) -> Result<Option<PathBuf>, C
     let kept = digest::kept_name(path, &day);
     match std::fs::read(&kept) {
         Ok(k) if k == held => Ok(None),
-        Ok(_) => Err(CliError::msg(format!(
+        Ok(_) => Err(CliError::Output(format!(
             "{} holds the digest of {day}, which would be kept as {} before today's replaces \
              it, but that file exists and holds something else: move one of them, or name \
              one file per day with `{{date}}` (`-o digest-{{date}}.md`); nothing was fetched",
@@ -185,7 +98,7 @@ fn earlier_day(path: &std::path::Path, today: &str) -> Result<Option<PathBuf>, C
             kept.display()
         ))),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Some(kept)),
-        Err(e) => Err(CliError::msg(format!(
+        Err(e) => Err(CliError::Output(format!(
             "{} holds the digest of {day}, to be kept as {} before today's replaces it, \
              but that name cannot be read ({e}); nothing was fetched",
             path.display(),
@@ -230,21 +143,27 @@ fn keep_earlier(path: &std::path::Path, kept: &std::path::Path) -> std::io::Resu
     Ok(Some(day))
 }
 
-/// The default command: run the sources, write the digest.
-pub fn run(args: &Args, common: &Common) -> CmdResult {
-    let mut ui = Ui::new(common.quiet, common.verbose);
+/// What the digest is to be made of, checked before anything is fetched.
+struct Plan {
+    file: sources::SourcesFile,
+    format: Format,
+    /// Now (Unix seconds), and its day: the digest's.
+    now: i64,
+    day: String,
+    output: Output,
+    /// Where the other day's digest the output file holds is kept.
+    earlier: Option<PathBuf>,
+}
+
+/// Reads the sources file and checks the output, before any request;
+/// with the configuration the pipeline opens with.
+fn plan(args: &Args, common: &Common, ui: &Ui) -> Result<(Plan, wr_feeds::Config), CliError> {
     let Some(path) = &args.sources else {
         ui.error("no sources file given\n\nUsage: wr-feeds [OPTIONS] <SOURCES>\n\nFor more information, try '--help'.");
         return Err(CliError::Printed);
     };
-    let file = match sources::load(path) {
-        Ok(f) => f,
-        Err(e) => {
-            return Err(CliError::msg(e.to_string()));
-        }
-    };
+    let file = sources::load(path)?;
     let format = args.format.or(file.settings.format).unwrap_or_default();
-    // `-o -` is standard output, as for every other tool.
     // A digest is a day (the local date, in its title): a rerun on the
     // same day writes that day's digest again, with anything new added.
     let now = now_secs();
@@ -254,7 +173,7 @@ pub fn run(args: &Args, common: &Common) -> CmdResult {
     // directory writable) before anything is fetched.
     let raw = args.output.clone().or(file.settings.output.clone());
     let named: Option<PathBuf> = raw.as_ref().map(|o| digest::dated(o, &day));
-    let output = output::checked(named.as_deref()).map_err(CliError::msg)?;
+    let output = output::checked(named.as_deref()).map_err(CliError::Output)?;
     // A plain `-o FILE` (no `{date}`) holding another day's digest: that
     // digest is kept beside it before today's replaces it (issue #20).
     let per_day = raw
@@ -264,12 +183,7 @@ pub fn run(args: &Args, common: &Common) -> CmdResult {
         Output::File { path, .. } if !per_day => earlier_day(path, &day)?,
         _ => None,
     };
-    let cfg = match config(common, &file.settings) {
-        Ok(c) => c,
-        Err(e) => {
-            return Err(CliError::msg(e));
-        }
-    };
+    let cfg = config(common, &file.settings).map_err(CliError::Config)?;
     ui.detail(
         1,
         &format!(
@@ -280,11 +194,26 @@ pub fn run(args: &Args, common: &Common) -> CmdResult {
             cfg.operator_base
         ),
     );
+    let plan = Plan {
+        file,
+        format,
+        now,
+        day,
+        output,
+        earlier,
+    };
+    Ok((plan, cfg))
+}
+
+/// The default command: run the sources, write the digest.
+pub fn run(args: &Args, common: &Common) -> CmdResult {
+    let mut ui = Ui::new(common.quiet, common.verbose);
+    let (plan, cfg) = plan(args, common, &ui)?;
     let Some(mut pipeline) = open(cfg, &ui) else {
         return Err(CliError::Printed);
     };
     // `enabled = false`: kept in the file, not run, not listed.
-    let active: Vec<&sources::Source> = file.sources.iter().filter(|s| s.enabled).collect();
+    let active: Vec<&sources::Source> = plan.file.sources.iter().filter(|s| s.enabled).collect();
     let srcs: Vec<wr_feeds::Source> = active.iter().map(|s| s.to_pipeline()).collect();
     ui.start_progress(srcs.len() as u64);
     let opts = RunOptions {
@@ -293,92 +222,12 @@ pub fn run(args: &Args, common: &Common) -> CmdResult {
     };
     let result = pipeline.run(&srcs, opts, &mut ui);
     ui.finish();
-    let report = match result {
-        Ok(r) => r,
-        Err(e) => {
-            return Err(CliError::msg(format!("the run could not complete: {e}")));
-        }
-    };
+    let report = result.map_err(CliError::Run)?;
     report_blocklist(&ui, &report.blocklist);
-    // The day's digest so far: the items earlier digests of today
-    // delivered come first, in the order they were delivered, then this
-    // run's, each once. A rerun never writes a poorer digest, whatever R8
-    // or a 304 says of the source now.
-    let today = digest::parse_day(&day).ok().map(|d| digest::days(d, d, d));
-    // A digest day stored after today, by a clock that was ahead, is
-    // today's (issue #20), written back as the pipeline wrote back the
-    // schedule's instants when it opened.
-    if let Err(e) = pipeline.store().clamp_days(&day) {
-        ui.warn(&format!(
-            "digest days stored after today could not be moved to today ({e})"
-        ));
-    }
-    let mut day_sources = report.sources.clone();
-    if !args.all {
-        for r in &mut day_sources {
-            let Some(today) = &today else { break };
-            match pipeline.store().day_items(&r.key, today) {
-                Ok(mut earlier) if !earlier.is_empty() => {
-                    let listed: std::collections::HashSet<String> =
-                        earlier.iter().map(|e| e.id.clone()).collect();
-                    r.items.retain(|i| !listed.contains(&i.id));
-                    earlier.append(&mut r.items);
-                    r.items = earlier;
-                }
-                Ok(_) => {}
-                Err(e) => ui.warn(&format!(
-                    "today's earlier items of `{}` could not be read ({e}); this digest lists \
-                     only this run's",
-                    r.name
-                )),
-            }
-        }
-    }
-    // Each section whole, as the store keeps it for `show`, then cut to
-    // the source's max_items.
-    let whole: Vec<SourceReport> = active
-        .iter()
-        .copied()
-        .zip(&day_sources)
-        .map(|(s, r)| {
-            let mut w = to_report(s, r);
-            // The publisher's usage preferences, from the robots.txt of
-            // the origin the source was read from (or would be).
-            match wr_feeds::pipeline::source_signals(pipeline.store(), &r.key) {
-                Ok(signals) => w.signals = signals,
-                Err(e) => ui.warn(&format!(
-                    "the robots.txt signals of `{}` could not be read ({e})",
-                    s.name
-                )),
-            }
-            w
-        })
-        .collect();
-    let heads: Vec<DigestSource> = whole
-        .iter()
-        .zip(&day_sources)
-        .zip(&active)
-        .map(|((w, r), s)| DigestSource {
-            source: r.key.clone(),
-            name: w.name.clone(),
-            url: w.url.clone(),
-            tags: w.tags.clone(),
-            status: w.status.as_str().to_string(),
-            reason: w.reason.clone(),
-            method: w.method.clone(),
-            max_items: s.max_items.and_then(|n| u64::try_from(n).ok()),
-            written_at: Timestamp(0),
-        })
-        .collect();
-    // Then filtered (`[filters]`, the source's keep/drop), cut to its
-    // max_items, and each link listed once, under the first source.
-    let mut reports: Vec<SourceReport> = whole
-        .into_iter()
-        .zip(&active)
-        .map(|(w, s)| filtered(w, &file.filters, s).capped(s.max_items))
-        .collect();
-    digest::list_once(&mut reports);
-    for r in &reports {
+    let store = pipeline.store();
+    let day_sources = assemble::day_so_far(store, &report.sources, args.all, &plan.day, &ui);
+    let sections = assemble::sections(store, &active, &day_sources, &plan.file.filters, &ui);
+    for r in &sections.reports {
         // With -v every outcome was printed as it happened.
         // A failed or deferred source is an error: `-q` (cron) must show
         // it, or nobody hears of it.
@@ -392,40 +241,12 @@ pub fn run(args: &Args, common: &Common) -> CmdResult {
             ));
         }
     }
-    let d = Digest::new(now, &day, args.all, reports);
-    let text = match format {
+    let d = Digest::new(plan.now, &plan.day, args.all, sections.reports);
+    let text = match plan.format {
         Format::Markdown => d.to_markdown(),
         Format::Json => d.to_json(),
     };
-    if let (Some(kept), Output::File { path, .. }) = (&earlier, &output) {
-        match keep_earlier(path, kept) {
-            Ok(Some(d)) => ui.info(&format!(
-                "{} held the digest of {d}: kept as {} before today's replaced it",
-                output.display(),
-                kept.display()
-            )),
-            Ok(None) => {}
-            Err(e) => {
-                return Err(CliError::msg(format!(
-                    "{} holds another day's digest, which could not be kept as {} before \
-                     today's replaced it ({e}); nothing was written, and this run's new items \
-                     stay pending for the next digest",
-                    output.display(),
-                    kept.display()
-                )))
-            }
-        }
-    }
-    if let Err(e) = output.write(text.as_bytes()) {
-        let what = match &output {
-            Output::Stdout => "the digest to standard output".to_string(),
-            file => file.display(),
-        };
-        return Err(CliError::msg(format!(
-            "cannot write {what}: {e}; this run's new items stay pending and the next \
-             digest lists them"
-        )));
-    }
+    deliver(&plan, &text, &ui)?;
     // The digest is delivered: only now do its items stop being new, and
     // belong to today's digest. An `--all` digest is not the day's: its
     // sections are not kept for `show`.
@@ -433,19 +254,60 @@ pub fn run(args: &Args, common: &Common) -> CmdResult {
         .sources
         .iter()
         .flat_map(|s| s.items.iter().map(move |i| (s.key.as_str(), i.id.as_str())));
-    let at = Timestamp(u64::try_from(now).unwrap_or(0).saturating_mul(1000));
-    let heads = (!args.all).then_some(heads.as_slice());
-    if let Err(e) = pipeline.store().record_digest(&day, at, delivered, heads) {
+    let at = Timestamp(u64::try_from(plan.now).unwrap_or(0).saturating_mul(1000));
+    let heads = (!args.all).then_some(sections.heads.as_slice());
+    if let Err(e) = store.record_digest(&plan.day, at, delivered, heads) {
         ui.warn(&format!(
             "the digest was written but its items could not be marked as reported ({e}); \
              the next digest lists them again"
         ));
     }
+    ui.info(&summary(&d, &report, args.all, &plan.output));
+    Ok(ExitCode::from(d.exit_code()))
+}
+
+/// Keeps the other day's digest the output file holds, then writes
+/// today's.
+fn deliver(plan: &Plan, text: &str, ui: &Ui) -> Result<(), CliError> {
+    let output = &plan.output;
+    if let (Some(kept), Output::File { path, .. }) = (&plan.earlier, output) {
+        match keep_earlier(path, kept) {
+            Ok(Some(d)) => ui.info(&format!(
+                "{} held the digest of {d}: kept as {} before today's replaced it",
+                output.display(),
+                kept.display()
+            )),
+            Ok(None) => {}
+            Err(source) => {
+                return Err(CliError::Keep {
+                    output: output.display(),
+                    kept: kept.clone(),
+                    source,
+                })
+            }
+        }
+    }
+    output.write(text.as_bytes()).map_err(|source| {
+        let what = match output {
+            Output::Stdout => "the digest to standard output".to_string(),
+            file => file.display(),
+        };
+        CliError::Write {
+            what,
+            then: " (this run's new items stay pending and the next digest lists them)",
+            source,
+        }
+    })
+}
+
+/// The run's last line on stderr: sources by outcome, items, requests,
+/// where the digest went.
+fn summary(d: &Digest, report: &wr_feeds::RunReport, all: bool, output: &Output) -> String {
     let count = |st: Status| d.sources.iter().filter(|s| s.status == st).count();
     // New: this run's items (what it found, and what an undelivered
     // digest owed), not the day's the digest lists again (issue #20);
     // with --all, what the digest lists.
-    let items: usize = if args.all {
+    let items: usize = if all {
         d.sources.iter().map(|s| s.items.len()).sum()
     } else {
         report.sources.iter().map(|s| s.items.len()).sum()
@@ -465,8 +327,25 @@ pub fn run(args: &Args, common: &Common) -> CmdResult {
     }
     let plural =
         |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
-    // What the digest does not list of them (issue #23), said so the
-    // count is not mistaken for the digest's length.
+    format!(
+        "{}: {}; {items} {} {}{}; {}{}",
+        plural(d.sources.len(), "source", "sources"),
+        parts.join(", "),
+        if all { "listed" } else { "new" },
+        if items == 1 { "item" } else { "items" },
+        unlisted(d),
+        plural(report.requests as usize, "request", "requests"),
+        match output {
+            Output::Stdout => String::new(),
+            file => format!("; digest written to {}", file.display()),
+        }
+    )
+}
+
+/// What the digest does not list of the items (issue #23), said so the
+/// count is not mistaken for the digest's length: ` (N filtered out, M
+/// listed under an earlier source)`, or nothing.
+fn unlisted(d: &Digest) -> String {
     let filtered: usize = d
         .sources
         .iter()
@@ -481,22 +360,9 @@ pub fn run(args: &Args, common: &Common) -> CmdResult {
     if elsewhere > 0 {
         unlisted.push(format!("{elsewhere} listed under an earlier source"));
     }
-    let unlisted = if unlisted.is_empty() {
+    if unlisted.is_empty() {
         String::new()
     } else {
         format!(" ({})", unlisted.join(", "))
-    };
-    ui.info(&format!(
-        "{}: {}; {items} {} {}{unlisted}; {}{}",
-        plural(d.sources.len(), "source", "sources"),
-        parts.join(", "),
-        if args.all { "listed" } else { "new" },
-        if items == 1 { "item" } else { "items" },
-        plural(report.requests as usize, "request", "requests"),
-        match &output {
-            Output::Stdout => String::new(),
-            file => format!("; digest written to {}", file.display()),
-        }
-    ));
-    Ok(ExitCode::from(d.exit_code()))
+    }
 }

@@ -159,44 +159,63 @@ fn host_of(url: &str) -> String {
         .unwrap_or_default()
 }
 
-/// `wr-feeds selftest`.
-pub fn run(args: &Args, common: &Common) -> CmdResult {
-    let mut ui = Ui::new(common.quiet, common.verbose);
-    let cfg = match config(common, &Settings::default()) {
-        Ok(c) => c,
-        Err(e) => {
-            return Err(CliError::msg(e));
-        }
-    };
-    let base = cfg.operator_base.clone();
-    let state_dir = cfg.state_dir.clone();
-    let r13 = cfg
-        .identity
-        .as_ref()
-        .map(|i| [i.implementation.clone(), i.sha.clone(), i.spec.clone()]);
-    let Some(mut p) = open(cfg, &ui) else {
-        return Err(CliError::Printed);
-    };
-    if let Some([i, s, v]) = &r13 {
-        ui.info(&format!(
-            "self-test against {base} (R13 tags on operator URLs: impl={i} sha={s} spec={v})"
-        ));
-    }
-    let mut t = Tally {
-        ui: &Ui::new(common.quiet, common.verbose),
-        list: Vec::new(),
-        json: args.json,
-        out_failed: None,
-    };
-    const ACCEPT: Option<&str> = Some("text/markdown");
+/// What the steps share: the pipeline, the requests seen, the tally,
+/// and the fixtures index once read.
+struct Session<'a> {
+    p: Pipeline,
+    ui: Ui,
+    t: Tally<'a>,
+    base: String,
+    fixtures: Option<serde_json::Value>,
+}
 
-    // Section 13: the fixtures index.
-    let fixtures = match operator_json(&mut p, TEST_FIXTURES_PATH, &mut ui) {
+/// The `Accept` every fixture is asked with.
+const ACCEPT: Option<&str> = Some("text/markdown");
+
+/// The self-test's steps, in the order their expectations are listed:
+/// section 13's fixtures, then section 16's canaries.
+const STEPS: &[fn(&mut Session<'_>)] = &[
+    fixtures_index,
+    allowed_fixtures,
+    robots_disallowed,
+    external_positive,
+    operator_blocked_host,
+    canaries,
+];
+
+impl Session<'_> {
+    /// The fixture `k` of the index, if the index was read and has it.
+    fn fx(&self, k: &str) -> Option<String> {
+        self.fixtures
+            .as_ref()
+            .and_then(|f| f[k].as_str())
+            .map(str::to_string)
+    }
+
+    /// `k` is not in the fixtures index: a failed expectation.
+    fn missing(&mut self, req: &str, k: &str) {
+        self.t
+            .pass_fail(req, k, false, "not in the fixtures index".to_string())
+    }
+
+    fn gated(&mut self, url: &str) -> Result<wr_feeds::Fetched, FetchError> {
+        gated(&mut self.p, url, ACCEPT, &mut self.ui)
+    }
+}
+
+fn fetched_ok(r: &Result<wr_feeds::Fetched, FetchError>) -> bool {
+    matches!(r, Ok(f) if (200..300).contains(&f.status) || f.status == 304)
+}
+
+/// Section 13: the fixtures index.
+fn fixtures_index(s: &mut Session<'_>) {
+    let base = &s.base;
+    s.fixtures = match operator_json(&mut s.p, TEST_FIXTURES_PATH, &mut s.ui) {
         Ok(v) => {
             let contract = v["contract"].as_str().unwrap_or("");
             let major =
                 wr_core::blocklist::contract_major(contract, "walsh-research-test-fixtures");
-            t.pass_fail(
+            s.t.pass_fail(
                 "13",
                 "fixtures index",
                 major == Some(1),
@@ -205,7 +224,7 @@ pub fn run(args: &Args, common: &Common) -> CmdResult {
             (major == Some(1)).then(|| v["fixtures"].clone())
         }
         Err(e) => {
-            t.pass_fail(
+            s.t.pass_fail(
                 "13",
                 "fixtures index",
                 false,
@@ -214,17 +233,10 @@ pub fn run(args: &Args, common: &Common) -> CmdResult {
             None
         }
     };
-    let fx = |k: &str| {
-        fixtures
-            .as_ref()
-            .and_then(|f| f[k].as_str())
-            .map(str::to_string)
-    };
-    let missing = |t: &mut Tally, req: &str, k: &str| {
-        t.pass_fail(req, k, false, "not in the fixtures index".to_string())
-    };
+}
 
-    let fetched_ok = |r: &Result<wr_feeds::Fetched, FetchError>| matches!(r, Ok(f) if (200..300).contains(&f.status) || f.status == 304);
+/// R2, R2a: the fixtures robots.txt allows the bot.
+fn allowed_fixtures(s: &mut Session<'_>) {
     for (key, req, what) in [
         (
             "robots_allowed_sentinel",
@@ -237,96 +249,106 @@ pub fn run(args: &Args, common: &Common) -> CmdResult {
             "fetched (200): `*` is disallowed, the Walsh-Research group allows",
         ),
     ] {
-        match fx(key) {
+        match s.fx(key) {
             Some(u) => {
-                let r = gated(&mut p, &u, ACCEPT, &mut ui);
+                let r = s.gated(&u);
                 let ok = fetched_ok(&r);
-                t.pass_fail(
+                s.t.pass_fail(
                     req,
                     key,
                     ok,
                     format!("{u}: expected {what}; {}", describe_fetch(&r)),
                 );
             }
-            None => missing(&mut t, req, key),
+            None => s.missing(req, key),
         }
     }
-    match fx("robots_disallowed") {
-        Some(u) => {
-            for rep in [u.clone(), format!("{u}.html"), format!("{u}.md")] {
-                let before = ui.requests.len();
-                let r = gated(&mut p, &rep, ACCEPT, &mut ui);
-                let sent = ui.requests[before..].iter().any(|x| x == &rep);
-                let ok = matches!(r, Err(FetchError::DeniedRobots { .. })) && !sent;
-                t.pass_fail(
-                    "R2",
-                    "robots_disallowed",
-                    ok,
-                    format!(
-                        "{rep}: expected refused at R2 without a request; {}",
-                        describe_fetch(&r)
-                    ),
-                );
-            }
-        }
-        None => missing(&mut t, "R2", "robots_disallowed"),
-    }
-    match fx("external_positive") {
-        Some(u) => {
-            let r = gated(&mut p, &u, ACCEPT, &mut ui);
-            let detail = format!("{u}: expected fetched (200); {}", describe_fetch(&r));
-            match &r {
-                _ if fetched_ok(&r) => t.add("R2", "external_positive", Outcome::Pass, detail),
-                Err(FetchError::Failed { .. } | FetchError::Deferred { .. }) => t.add(
-                    "R2",
-                    "external_positive",
-                    Outcome::Skip,
-                    format!("{detail} (unreachable from here: not verified)"),
-                ),
-                _ => t.add("R2", "external_positive", Outcome::Fail, detail),
-            }
-        }
-        None => missing(&mut t, "R2", "external_positive"),
-    }
-    match fx("operator_blocked_host") {
-        Some(h) => {
-            let u = format!("https://{h}/");
-            let r = gated(&mut p, &u, ACCEPT, &mut ui);
-            // The one host rule of every comparison (R3a, trailing dots
-            // and ports ignored): any spelling of the host counts.
-            let contacted = ui
-                .requests
-                .iter()
-                .any(|x| wr_core::domain::host_matches_domain(&host_of(x), &h));
-            let ok = matches!(r, Err(FetchError::DeniedBlocklist { .. })) && !contacted;
-            t.pass_fail(
-                "R3",
-                "operator_blocked_host",
-                ok,
-                format!(
-                    "{u}: expected refused at R3 with no request to {h}; {}{}",
-                    describe_fetch(&r),
-                    if contacted {
-                        " (but a request was sent to it)"
-                    } else {
-                        ""
-                    }
-                ),
-            );
-        }
-        None => missing(&mut t, "R3", "operator_blocked_host"),
-    }
+}
 
-    // Section 16: the three canaries, from the operator's live robots.txt.
-    let robots_url = format!("{base}/robots.txt");
-    let robots = p
-        .fetch_operator("/robots.txt", Some("text/plain"), &mut ui)
-        .unwrap_or_else(|e| {
-            Err(FetchError::Failed {
-                url: robots_url.clone(),
-                reason: e.to_string(),
-            })
-        });
+/// R2: a disallowed fixture, in every representation, is refused without
+/// a request.
+fn robots_disallowed(s: &mut Session<'_>) {
+    let Some(u) = s.fx("robots_disallowed") else {
+        return s.missing("R2", "robots_disallowed");
+    };
+    for rep in [u.clone(), format!("{u}.html"), format!("{u}.md")] {
+        let before = s.ui.requests.len();
+        let r = s.gated(&rep);
+        let sent = s.ui.requests[before..].iter().any(|x| x == &rep);
+        let ok = matches!(r, Err(FetchError::DeniedRobots { .. })) && !sent;
+        s.t.pass_fail(
+            "R2",
+            "robots_disallowed",
+            ok,
+            format!(
+                "{rep}: expected refused at R2 without a request; {}",
+                describe_fetch(&r)
+            ),
+        );
+    }
+}
+
+/// R2: an external site that allows the bot (skipped when unreachable
+/// from here).
+fn external_positive(s: &mut Session<'_>) {
+    let Some(u) = s.fx("external_positive") else {
+        return s.missing("R2", "external_positive");
+    };
+    let r = s.gated(&u);
+    let detail = format!("{u}: expected fetched (200); {}", describe_fetch(&r));
+    match &r {
+        _ if fetched_ok(&r) => s.t.add("R2", "external_positive", Outcome::Pass, detail),
+        Err(FetchError::Failed { .. } | FetchError::Deferred { .. }) => s.t.add(
+            "R2",
+            "external_positive",
+            Outcome::Skip,
+            format!("{detail} (unreachable from here: not verified)"),
+        ),
+        _ => s.t.add("R2", "external_positive", Outcome::Fail, detail),
+    }
+}
+
+/// R3: the operator's blocked host is refused, and never contacted.
+fn operator_blocked_host(s: &mut Session<'_>) {
+    let Some(h) = s.fx("operator_blocked_host") else {
+        return s.missing("R3", "operator_blocked_host");
+    };
+    let u = format!("https://{h}/");
+    let r = s.gated(&u);
+    // The one host rule of every comparison (R3a, trailing dots
+    // and ports ignored): any spelling of the host counts.
+    let contacted =
+        s.ui.requests
+            .iter()
+            .any(|x| wr_core::domain::host_matches_domain(&host_of(x), &h));
+    let ok = matches!(r, Err(FetchError::DeniedBlocklist { .. })) && !contacted;
+    s.t.pass_fail(
+        "R3",
+        "operator_blocked_host",
+        ok,
+        format!(
+            "{u}: expected refused at R3 with no request to {h}; {}{}",
+            describe_fetch(&r),
+            if contacted {
+                " (but a request was sent to it)"
+            } else {
+                ""
+            }
+        ),
+    );
+}
+
+/// Section 16: the three canaries, from the operator's live robots.txt.
+fn canaries(s: &mut Session<'_>) {
+    let robots_url = format!("{}/robots.txt", s.base);
+    let robots =
+        s.p.fetch_operator("/robots.txt", Some("text/plain"), &mut s.ui)
+            .unwrap_or_else(|e| {
+                Err(FetchError::Failed {
+                    url: robots_url.clone(),
+                    reason: e.to_string(),
+                })
+            });
     let body = match &robots {
         Ok(f) if (200..300).contains(&f.status) => Some(f.body.clone()),
         _ => None,
@@ -336,49 +358,104 @@ pub fn run(args: &Args, common: &Common) -> CmdResult {
         ("dogfood-allow", true, true),
         ("dogfood-walsh-only", true, false),
     ] {
-        let path = format!("/research/bots/{canary}");
-        let url = format!("{base}{path}");
-        let Some(body) = &body else {
-            t.pass_fail(
-                "16",
-                canary,
-                false,
-                format!("{robots_url}: {}", describe_fetch(&robots)),
-            );
-            continue;
+        let detail = match &body {
+            Some(body) => canary_detail(s, body, canary, walsh_allowed, star_allowed),
+            None => (false, format!("{robots_url}: {}", describe_fetch(&robots))),
         };
-        let walsh = Policy::parse(body, UA_TOKEN);
-        let star = Policy::parse(body, "SomeOtherBot");
-        let (w, s) = (walsh.check(&path), star.check(&path));
-        let gate = p.check(&url, &mut ui);
-        let gate_allowed = matches!(gate, Ok(CheckReport::Allowed { .. }));
-        let ok = w.allowed == walsh_allowed
-            && s.allowed == star_allowed
-            && gate_allowed == walsh_allowed;
-        let word = |a: bool| if a { "allowed" } else { "disallowed" };
-        let rule = |v: &wr_core::robots::Verdict<'_>| {
-            v.rule.map(|r| format!(" by {r}")).unwrap_or_default()
-        };
-        t.pass_fail(
-            "16",
-            canary,
-            ok,
-            format!(
-                "{path}: expected `*` {}, Walsh-Research {}; robots.txt says `*` {}{}, Walsh-Research {}{}; the gate {}",
-                word(star_allowed),
-                word(walsh_allowed),
-                word(s.allowed),
-                rule(&s),
-                word(w.allowed),
-                rule(&w),
-                match &gate {
-                    Ok(c) => check_line(c).split_whitespace().next().unwrap_or("").to_string(),
-                    Err(e) => format!("failed: {e}"),
-                }
-            ),
-        );
+        s.t.pass_fail("16", canary, detail.0, detail.1);
     }
+}
 
+/// One canary: what robots.txt says for `*` and for the bot, and what the
+/// gate answers, against what the canary expects.
+fn canary_detail(
+    s: &mut Session<'_>,
+    body: &[u8],
+    canary: &str,
+    walsh_allowed: bool,
+    star_allowed: bool,
+) -> (bool, String) {
+    let path = format!("/research/bots/{canary}");
+    let url = format!("{}{path}", s.base);
+    let walsh = Policy::parse(body, UA_TOKEN);
+    let star = Policy::parse(body, "SomeOtherBot");
+    let (w, st) = (walsh.check(&path), star.check(&path));
+    let gate = s.p.check(&url, &mut s.ui);
+    let gate_allowed = matches!(gate, Ok(CheckReport::Allowed { .. }));
+    let ok =
+        w.allowed == walsh_allowed && st.allowed == star_allowed && gate_allowed == walsh_allowed;
+    let word = |a: bool| if a { "allowed" } else { "disallowed" };
+    let rule =
+        |v: &wr_core::robots::Verdict<'_>| v.rule.map(|r| format!(" by {r}")).unwrap_or_default();
+    (
+        ok,
+        format!(
+            "{path}: expected `*` {}, Walsh-Research {}; robots.txt says `*` {}{}, Walsh-Research {}{}; the gate {}",
+            word(star_allowed),
+            word(walsh_allowed),
+            word(st.allowed),
+            rule(&st),
+            word(w.allowed),
+            rule(&w),
+            match &gate {
+                Ok(c) => check_line(c).split_whitespace().next().unwrap_or("").to_string(),
+                Err(e) => format!("failed: {e}"),
+            }
+        ),
+    )
+}
+
+/// `wr-feeds selftest`.
+pub fn run(args: &Args, common: &Common) -> CmdResult {
+    let ui = Ui::new(common.quiet, common.verbose);
+    let cfg = match config(common, &Settings::default()) {
+        Ok(c) => c,
+        Err(e) => return Err(CliError::Config(e)),
+    };
+    let base = cfg.operator_base.clone();
+    let state_dir = cfg.state_dir.clone();
+    let r13 = cfg
+        .identity
+        .as_ref()
+        .map(|i| [i.implementation.clone(), i.sha.clone(), i.spec.clone()]);
+    let Some(p) = open(cfg, &ui) else {
+        return Err(CliError::Printed);
+    };
+    if let Some([i, s, v]) = &r13 {
+        ui.info(&format!(
+            "self-test against {base} (R13 tags on operator URLs: impl={i} sha={s} spec={v})"
+        ));
+    }
+    let tally_ui = Ui::new(common.quiet, common.verbose);
+    let mut s = Session {
+        p,
+        ui,
+        t: Tally {
+            ui: &tally_ui,
+            list: Vec::new(),
+            json: args.json,
+            out_failed: None,
+        },
+        base,
+        fixtures: None,
+    };
+    for step in STEPS {
+        step(&mut s);
+    }
+    finish(s, args, r13, &state_dir)
+}
+
+/// The tally's end: the record kept for `attest`, the summary (or the
+/// record) on standard output, and the hosts the self-test left held.
+fn finish(
+    s: Session<'_>,
+    args: &Args,
+    r13: Option<[String; 3]>,
+    state_dir: &std::path::Path,
+) -> CmdResult {
+    let Session {
+        p, ui, mut t, base, ..
+    } = s;
     let passed = t.list.iter().all(|e| e.outcome == Outcome::Pass);
     let count = |o: Outcome| t.list.iter().filter(|e| e.outcome == o).count();
     let (n_pass, n_fail, n_skip) = (
@@ -395,7 +472,7 @@ pub fn run(args: &Args, common: &Common) -> CmdResult {
         operator_base: base,
         r13,
         passed,
-        expectations: t.list,
+        expectations: std::mem::take(&mut t.list),
     };
     let text = serde_json::to_string_pretty(&record).unwrap_or_default();
     let printed = match t.out_failed.take() {
@@ -411,9 +488,15 @@ pub fn run(args: &Args, common: &Common) -> CmdResult {
             state_dir.display()
         ));
     }
-    // A self-test that could not reach the operator leaves its host held
-    // (R5's cool-down after retries): every digest's blocklist fetch is
-    // then deferred for the hour. Say so, and how to lift it (issue #20).
+    warn_held(&p, &ui);
+    printed?;
+    Ok(ExitCode::from(if passed { 0 } else { 1 }))
+}
+
+/// A self-test that could not reach the operator leaves its host held
+/// (R5's cool-down after retries): every digest's blocklist fetch is then
+/// deferred for the hour. Say so, and how to lift it (issue #20).
+fn warn_held(p: &Pipeline, ui: &Ui) {
     let now_ms = crate::cmd::status::now().0;
     match crate::cmd::status::held_hosts(p.store(), now_ms) {
         Ok(held) => {
@@ -433,6 +516,4 @@ pub fn run(args: &Args, common: &Common) -> CmdResult {
             "cannot read which hosts this self-test left held: {e}"
         )),
     }
-    printed?;
-    Ok(ExitCode::from(if passed { 0 } else { 1 }))
 }

@@ -34,6 +34,6 @@ pub(crate) fn man(cli: clap::Command) -> CmdResult {
 fn write(contents: &[u8], what: &str) -> CmdResult {
     Output::Stdout
         .write(contents)
-        .map_err(|e| CliError::msg(format!("cannot write {what} to standard output: {e}")))?;
+        .map_err(|e| CliError::write(format!("{what} to standard output"), e))?;
     Ok(ExitCode::SUCCESS)
 }

@@ -63,7 +63,7 @@ fn positionals(args: &Args) -> (Option<PathBuf>, Option<String>) {
 }
 
 fn store_err(e: StoreError) -> CliError {
-    CliError::msg(e.to_string())
+    CliError::Store(e)
 }
 
 /// A section from the store: what `head` says the digest of the day
@@ -105,15 +105,17 @@ fn to_usize(n: Option<u64>) -> Option<usize> {
     n.and_then(|n| usize::try_from(n).ok())
 }
 
-/// Runs `show`.
-pub fn run(args: &Args, common: &Common) -> CmdResult {
-    let now = now_secs();
-    let today = digest::parse_day(&digest::day(now)).map_err(CliError::msg)?;
-    let (sources_path, date) = positionals(args);
+/// The days asked for: DATE, or `--since` (checked: a real date, not
+/// after today, not both).
+fn asked_days(
+    args: &Args,
+    date: Option<String>,
+    today: chrono::NaiveDate,
+) -> Result<(Option<chrono::NaiveDate>, Option<chrono::NaiveDate>), CliError> {
     // clap sees a lone DATE as SOURCES (`first`): the conflict is checked
     // here, or `show DATE --since D` silently ignored the DATE.
     if let (Some(d), Some(s)) = (&date, &args.since) {
-        return Err(CliError::msg(format!(
+        return Err(CliError::Usage(format!(
             "DATE ({d}) and --since {s} cannot be used together: DATE shows one day, \
              --since every day from it to today"
         )));
@@ -122,29 +124,38 @@ pub fn run(args: &Args, common: &Common) -> CmdResult {
         .as_deref()
         .map(digest::parse_day)
         .transpose()
-        .map_err(|e| CliError::msg(format!("DATE {e}")))?;
+        .map_err(|e| CliError::Usage(format!("DATE {e}")))?;
     let since = args
         .since
         .as_deref()
         .map(digest::parse_day)
         .transpose()
-        .map_err(|e| CliError::msg(format!("--since {e}")))?;
+        .map_err(|e| CliError::Usage(format!("--since {e}")))?;
     for d in [date, since].into_iter().flatten() {
         if d > today {
-            return Err(CliError::msg(format!(
+            return Err(CliError::Usage(format!(
                 "{d} is after today ({today}): no digest of it exists yet"
             )));
         }
     }
+    Ok((date, since))
+}
+
+/// Runs `show`.
+pub fn run(args: &Args, common: &Common) -> CmdResult {
+    let now = now_secs();
+    let today = digest::parse_day(&digest::day(now)).map_err(CliError::Message)?;
+    let (sources_path, date) = positionals(args);
+    let (date, since) = asked_days(args, date, today)?;
     let file = match &sources_path {
-        Some(p) => Some(sources::load(p).map_err(|e| CliError::msg(e.to_string()))?),
+        Some(p) => Some(sources::load(p)?),
         None => None,
     };
     let settings = file
         .as_ref()
         .map(|f| f.settings.clone())
         .unwrap_or_else(Settings::default);
-    let cfg = config(common, &settings).map_err(CliError::msg)?;
+    let cfg = config(common, &settings).map_err(CliError::Config)?;
     // Read-only: no run lock, no network, nothing created.
     let Some(store) = Store::open_existing(&cfg.state_dir, false).map_err(store_err)? else {
         return Err(CliError::msg(format!(
@@ -216,7 +227,7 @@ fn from_file(
         let mut section = section(&s.name, &s.url, &s.tags, head, items);
         section.signals = signals(store, &key)?;
         // The file's filters, as the digest applied them.
-        let section = crate::cmd::run::filtered(section, &file.filters, s);
+        let section = crate::digest::assemble::filtered(section, &file.filters, s);
         out.push(if one_day {
             section.capped(s.max_items)
         } else {

@@ -176,7 +176,7 @@ pub(super) fn settings_of(path: Option<&Path>) -> Result<(Settings, Named), CliE
     match path {
         None => Ok((Settings::default(), Vec::new())),
         Some(p) => {
-            let f = sources::load(p).map_err(|e| CliError::msg(e.to_string()))?;
+            let f = sources::load(p)?;
             let named = f
                 .sources
                 .iter()
@@ -194,7 +194,7 @@ pub(super) fn open_existing(
     settings: &Settings,
     write: bool,
 ) -> Result<(std::path::PathBuf, Option<Store>), CliError> {
-    let cfg = config(common, settings).map_err(CliError::msg)?;
+    let cfg = config(common, settings).map_err(CliError::Config)?;
     let store = Store::open_existing(&cfg.state_dir, write).map_err(store_err)?;
     Ok((cfg.state_dir, store))
 }
@@ -213,7 +213,7 @@ pub(super) fn say_if_immutable(store: &Store, common: &Common) {
 }
 
 pub(super) fn store_err(e: StoreError) -> CliError {
-    CliError::msg(e.to_string())
+    CliError::Store(e)
 }
 
 fn gather(store: &Store, named: Named, dir: &Path) -> Result<Status, StoreError> {
@@ -456,6 +456,33 @@ fn table(st: &Status) -> String {
         }
         return out;
     }
+    sources_table(st, &mut out);
+    hosts_table(&st.held_hosts, &mut out);
+    match &st.blocklist {
+        Some(b) => out.push_str(&format!(
+            "\noperator blocklist: {} {}, fetched {} ({} ago; refreshed every {}{})\n",
+            b.entries,
+            if b.entries == 1 { "entry" } else { "entries" },
+            b.fetched_at,
+            span(b.age_s),
+            span(b.refresh_s),
+            if b.stale {
+                ", due: the next run fetches it again"
+            } else {
+                ""
+            }
+        )),
+        None => out.push_str("\noperator blocklist: none adopted yet\n"),
+    }
+    if let Some(f) = &st.fleet {
+        fleet_table(f, &mut out);
+    }
+    out
+}
+
+/// The `sources:` part of the table: a line per source, then what it has
+/// to say (a note, deferrals, robots.txt signals, a publisher's pause).
+fn sources_table(st: &Status, out: &mut String) {
     out.push_str("\nsources:\n");
     // A run where every source was deferred ran none of them (issue #23):
     // say so, and how many were deferred, not only "never" per line.
@@ -475,53 +502,62 @@ fn table(st: &Status) -> String {
     let names: Vec<String> = st.sources.iter().map(|s| clean_message(&s.name)).collect();
     let w = names.iter().map(|n| n.chars().count()).max().unwrap_or(0);
     for (s, name) in st.sources.iter().zip(&names) {
-        let mut line = format!(
-            "  {name:<w$}  last run {:<20}  {:<12}  {} failed in a row  {} items seen",
-            s.last_run.as_deref().unwrap_or("never"),
-            clean_message(s.outcome.as_deref().unwrap_or("-")),
-            s.error_streak,
-            s.items_seen,
-        );
-        if s.items_pending > 0 {
-            line.push_str(&format!(", {} not in a digest yet", s.items_pending));
-        }
-        if !s.enabled {
-            line.push_str("  (enabled = false)");
-        }
-        out.push_str(&line);
-        out.push('\n');
-        if let Some(note) = &s.note {
-            out.push_str(&format!("  {:w$}  {}\n", "", clean_message(note)));
-        }
-        if let (Some(at), Some(why)) = (&s.last_deferred, &s.deferred_reason) {
-            let times = match s.deferred_runs {
-                1 => "once".to_string(),
-                n => format!("{n} runs in a row"),
-            };
-            out.push_str(&format!(
-                "  {:w$}  deferred {times} since its last run, last at {at}: {why}\n",
-                ""
-            ));
-        }
-        for sig in &s.signals {
-            out.push_str(&format!(
-                "  {:w$}  robots.txt {}\n",
-                "",
-                clean_message(&sig.to_string())
-            ));
-        }
-        if let (Some(at), Some(by)) = (&s.next_fetch, &s.next_fetch_by) {
-            out.push_str(&format!(
-                "  {:w$}  next fetch not before {at} ({by}; --force overrides)\n",
-                ""
-            ));
-        }
+        source_lines(s, name, w, out);
     }
+}
+
+/// One source's lines, its name padded to `w`.
+fn source_lines(s: &SourceLine, name: &str, w: usize, out: &mut String) {
+    let mut line = format!(
+        "  {name:<w$}  last run {:<20}  {:<12}  {} failed in a row  {} items seen",
+        s.last_run.as_deref().unwrap_or("never"),
+        clean_message(s.outcome.as_deref().unwrap_or("-")),
+        s.error_streak,
+        s.items_seen,
+    );
+    if s.items_pending > 0 {
+        line.push_str(&format!(", {} not in a digest yet", s.items_pending));
+    }
+    if !s.enabled {
+        line.push_str("  (enabled = false)");
+    }
+    out.push_str(&line);
+    out.push('\n');
+    if let Some(note) = &s.note {
+        out.push_str(&format!("  {:w$}  {}\n", "", clean_message(note)));
+    }
+    if let (Some(at), Some(why)) = (&s.last_deferred, &s.deferred_reason) {
+        let times = match s.deferred_runs {
+            1 => "once".to_string(),
+            n => format!("{n} runs in a row"),
+        };
+        out.push_str(&format!(
+            "  {:w$}  deferred {times} since its last run, last at {at}: {why}\n",
+            ""
+        ));
+    }
+    for sig in &s.signals {
+        out.push_str(&format!(
+            "  {:w$}  robots.txt {}\n",
+            "",
+            clean_message(&sig.to_string())
+        ));
+    }
+    if let (Some(at), Some(by)) = (&s.next_fetch, &s.next_fetch_by) {
+        out.push_str(&format!(
+            "  {:w$}  next fetch not before {at} ({by}; --force overrides)\n",
+            ""
+        ));
+    }
+}
+
+/// The `hosts held:` part of the table.
+fn hosts_table(held: &[HostLine], out: &mut String) {
     out.push_str("\nhosts held:\n");
-    if st.held_hosts.is_empty() {
+    if held.is_empty() {
         out.push_str("  none\n");
     }
-    for h in &st.held_hosts {
+    for h in held {
         let host = clean_message(&h.host);
         out.push_str(&format!(
             "  {host}  until {} (in {}; {}); {}\n",
@@ -548,26 +584,6 @@ fn table(st: &Status) -> String {
             ));
         }
     }
-    match &st.blocklist {
-        Some(b) => out.push_str(&format!(
-            "\noperator blocklist: {} {}, fetched {} ({} ago; refreshed every {}{})\n",
-            b.entries,
-            if b.entries == 1 { "entry" } else { "entries" },
-            b.fetched_at,
-            span(b.age_s),
-            span(b.refresh_s),
-            if b.stale {
-                ", due: the next run fetches it again"
-            } else {
-                ""
-            }
-        )),
-        None => out.push_str("\noperator blocklist: none adopted yet\n"),
-    }
-    if let Some(f) = &st.fleet {
-        fleet_table(f, &mut out);
-    }
-    out
 }
 
 /// Runs `status`.
@@ -578,7 +594,7 @@ pub fn run(args: &Args, common: &Common) -> CmdResult {
         say_if_immutable(s, common);
     }
     let coordinator = config(common, &settings)
-        .map_err(CliError::msg)?
+        .map_err(CliError::Config)?
         .coordinator;
     let mut st = match &store {
         Some(store) => gather(store, names, &dir).map_err(store_err)?,

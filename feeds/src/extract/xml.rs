@@ -353,6 +353,20 @@ impl EntryState {
     }
 
     /// Considers a link (`rel` and `type` as given).
+    /// Whether the entry has what `target` would capture (a first title,
+    /// an alternate link...): the first one stands.
+    fn has(&self, target: &Target) -> bool {
+        match target {
+            Target::Title => self.title.is_some(),
+            Target::MediaTitle => self.media_title.is_some(),
+            Target::Link { .. } => self.link.as_ref().is_some_and(|(r, _)| *r == 0),
+            Target::Permalink { .. } => self.permalink.is_some(),
+            Target::Published => self.published.is_some(),
+            Target::Updated => self.updated.is_some(),
+            Target::Hint(_) => true,
+        }
+    }
+
     fn offer(&mut self, href: &str, rel: Option<&str>, kind: Option<&str>, base: &url::Url) {
         let rel = rel.map(str::trim).unwrap_or("alternate");
         if !rel.eq_ignore_ascii_case("alternate") {
@@ -423,14 +437,9 @@ struct Reader<'t, 'f> {
     hints: wr_core::hints::Hints,
 }
 
-/// Reads `text` (a document starting with `<`), handing each entry to
-/// `sink` as it ends. Links resolve against `xml:base` over `base`.
-pub(super) fn read(
-    text: &str,
-    base: &url::Url,
-    repairs: &mut Repairs,
-    sink: &mut dyn FnMut(Entry),
-) -> Result<Read, ExtractError> {
+/// Notes the first control character of `text` (XML allows none; the
+/// lenient reading goes on).
+fn note_controls(text: &str, repairs: &mut Repairs) {
     if let Some(i) = text
         .bytes()
         .position(|b| b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r'))
@@ -439,6 +448,58 @@ pub(super) fn read(
             format!("a control character (XML allows none) at {}", at(text, i))
         });
     }
+}
+
+/// What an element inside an entry captures, if anything (`child`: a
+/// direct child of the entry). A link whose URL is in its attributes is
+/// offered to the entry at once, and captures nothing.
+fn entry_target<'v>(
+    entry: &mut EntryState,
+    ns: Ns,
+    local: &str,
+    child: bool,
+    base: &url::Url,
+    attr: &dyn Fn(&str) -> Option<&'v str>,
+) -> Option<Target> {
+    match (ns, local) {
+        (n, "title") if child && n.is_feed() => Some(Target::Title),
+        (Ns::Dc, "title") if child => Some(Target::Title),
+        (Ns::Media, "title") => Some(Target::MediaTitle),
+        (n, "link") if child && n.is_feed() => {
+            let href = attr("href").or_else(|| attr("url")).or_else(|| attr("uri"));
+            match href {
+                Some(h) => {
+                    entry.offer(h, attr("rel"), attr("type"), base);
+                    None
+                }
+                None if attr("rel").is_none_or(|r| r.trim().eq_ignore_ascii_case("alternate")) => {
+                    Some(Target::Link { base: base.clone() })
+                }
+                None => None,
+            }
+        }
+        (n, "guid" | "id") if child && n.is_feed() => {
+            let permalink =
+                attr("ispermalink").is_none_or(|v| !v.trim().eq_ignore_ascii_case("false"));
+            permalink.then(|| Target::Permalink { base: base.clone() })
+        }
+        (n, "pubdate" | "published" | "issued") if child && n.is_feed() => Some(Target::Published),
+        (Ns::Dc, "issued" | "created") if child => Some(Target::Published),
+        (n, "updated" | "modified") if child && n.is_feed() => Some(Target::Updated),
+        (Ns::Dc, "date" | "modified") if child => Some(Target::Updated),
+        _ => None,
+    }
+}
+
+/// Reads `text` (a document starting with `<`), handing each entry to
+/// `sink` as it ends. Links resolve against `xml:base` over `base`.
+pub(super) fn read(
+    text: &str,
+    base: &url::Url,
+    repairs: &mut Repairs,
+    sink: &mut dyn FnMut(Entry),
+) -> Result<Read, ExtractError> {
+    note_controls(text, repairs);
     let mut r = Reader {
         text,
         repairs,
@@ -490,17 +551,7 @@ pub(super) fn read(
                 let level = u16::try_from(r.depth() + 1).unwrap_or(u16::MAX);
                 reader.resolver_mut().set_level(level);
             }
-            Ok((_, Event::Text(t))) => {
-                let s = String::from_utf8_lossy(t.as_ref());
-                if s.contains('&') {
-                    let i = r.pos + s.find('&').unwrap_or(0);
-                    let text = r.text;
-                    r.repairs.note("amp", || {
-                        format!("a bare '&' read as text at {}", at(text, i))
-                    });
-                }
-                r.push_text(&s);
-            }
+            Ok((_, Event::Text(t))) => r.text_event(&String::from_utf8_lossy(t.as_ref())),
             Ok((_, Event::CData(t))) => r.push_text(&String::from_utf8_lossy(t.as_ref())),
             Ok((_, Event::GeneralRef(g))) => {
                 let name = String::from_utf8_lossy(g.as_ref()).into_owned();
@@ -508,23 +559,8 @@ pub(super) fn read(
                 r.reference(&name, char_ref);
             }
             Ok((_, Event::DocType(d))) => r.doctype(&String::from_utf8_lossy(d.as_ref())),
-            Ok((_, Event::Decl(_))) if r.pos > 0 => {
-                let (p, t) = (r.pos, r.text);
-                r.repairs.note("decl", || {
-                    format!(
-                        "the XML declaration is not at the start, but at {}",
-                        at(t, p)
-                    )
-                });
-            }
-            Ok((_, Event::Comment(c))) => {
-                if c.as_ref().windows(2).any(|w| w == b"--") {
-                    let (p, t) = (r.pos, r.text);
-                    r.repairs.note("comment", || {
-                        format!("'--' inside a comment (XML forbids it) at {}", at(t, p))
-                    });
-                }
-            }
+            Ok((_, Event::Decl(_))) if r.pos > 0 => r.late_decl(),
+            Ok((_, Event::Comment(c))) => r.comment(c.as_ref()),
             Ok((_, Event::Eof)) => break,
             Ok(_) => {}
             Err(e) => {
@@ -538,6 +574,39 @@ pub(super) fn read(
 }
 
 impl Reader<'_, '_> {
+    /// Text: a bare `&` in it is noted (the lenient reading keeps it).
+    fn text_event(&mut self, s: &str) {
+        if s.contains('&') {
+            let i = self.pos + s.find('&').unwrap_or(0);
+            let text = self.text;
+            self.repairs.note("amp", || {
+                format!("a bare '&' read as text at {}", at(text, i))
+            });
+        }
+        self.push_text(s);
+    }
+
+    /// An XML declaration past the start: noted.
+    fn late_decl(&mut self) {
+        let (p, t) = (self.pos, self.text);
+        self.repairs.note("decl", || {
+            format!(
+                "the XML declaration is not at the start, but at {}",
+                at(t, p)
+            )
+        });
+    }
+
+    /// A comment: `--` inside it is noted.
+    fn comment(&mut self, c: &[u8]) {
+        if c.windows(2).any(|w| w == b"--") {
+            let (p, t) = (self.pos, self.text);
+            self.repairs.note("comment", || {
+                format!("'--' inside a comment (XML forbids it) at {}", at(t, p))
+            });
+        }
+    }
+
     fn depth(&self) -> usize {
         self.ends.len()
     }
@@ -604,26 +673,7 @@ impl Reader<'_, '_> {
             return Ok(Ok(()));
         }
         let Some(entry) = &mut self.entry else {
-            if let Some(field) = self.hint_field(ns, local, depth) {
-                self.capture = Some(Capture {
-                    depth,
-                    target: Target::Hint(field),
-                    kind: TitleKind::Text,
-                    base64: false,
-                    text: String::new(),
-                    markup: String::new(),
-                    skip: None,
-                });
-                return Ok(Ok(()));
-            }
-            if ns.is_feed() && (local == "item" || local == "entry") {
-                let mut entry = EntryState::new(depth);
-                // CDF (and some RSS 0.9x) give an item's page as `href`.
-                if let Some(href) = attr("href") {
-                    entry.offer(href, None, None, self.base());
-                }
-                self.entry = Some(entry);
-            }
+            self.outside_entry(ns, local, depth, attr("href"));
             return Ok(Ok(()));
         };
         let child = depth == entry.depth + 1;
@@ -632,57 +682,10 @@ impl Reader<'_, '_> {
             Ns::Rss | Ns::Dc | Ns::Media => self.root == Some(Root::Atom),
             _ => false,
         };
-        let target = match (ns, local) {
-            (n, "title") if child && n.is_feed() => Some(Target::Title),
-            (Ns::Dc, "title") if child => Some(Target::Title),
-            (Ns::Media, "title") => Some(Target::MediaTitle),
-            (n, "link") if child && n.is_feed() => {
-                let href = attr("href").or_else(|| attr("url")).or_else(|| attr("uri"));
-                match href {
-                    Some(h) => {
-                        entry.offer(h, attr("rel"), attr("type"), top(&self.bases));
-                        None
-                    }
-                    None if attr("rel")
-                        .is_none_or(|r| r.trim().eq_ignore_ascii_case("alternate")) =>
-                    {
-                        Some(Target::Link {
-                            base: top(&self.bases).clone(),
-                        })
-                    }
-                    None => None,
-                }
-            }
-            (n, "guid" | "id") if child && n.is_feed() => {
-                let permalink =
-                    attr("ispermalink").is_none_or(|v| !v.trim().eq_ignore_ascii_case("false"));
-                permalink.then(|| Target::Permalink {
-                    base: top(&self.bases).clone(),
-                })
-            }
-            (n, "pubdate" | "published" | "issued") if child && n.is_feed() => {
-                Some(Target::Published)
-            }
-            (Ns::Dc, "issued" | "created") if child => Some(Target::Published),
-            (n, "updated" | "modified") if child && n.is_feed() => Some(Target::Updated),
-            (Ns::Dc, "date" | "modified") if child => Some(Target::Updated),
-            _ => None,
-        };
-        let Some(target) = target else {
+        let target = entry_target(entry, ns, local, child, top(&self.bases), &attr);
+        let Some(target) = target.filter(|t| !entry.has(t)) else {
             return Ok(Ok(()));
         };
-        let done = match &target {
-            Target::Title => entry.title.is_some(),
-            Target::MediaTitle => entry.media_title.is_some(),
-            Target::Link { .. } => entry.link.as_ref().is_some_and(|(r, _)| *r == 0),
-            Target::Permalink { .. } => entry.permalink.is_some(),
-            Target::Published => entry.published.is_some(),
-            Target::Updated => entry.updated.is_some(),
-            Target::Hint(_) => true,
-        };
-        if done {
-            return Ok(Ok(()));
-        }
         let (kind, base64) = title_kind(attr("type"), attr("mode"), atom_context);
         self.capture = Some(Capture {
             depth,
@@ -694,6 +697,30 @@ impl Reader<'_, '_> {
             skip: None,
         });
         Ok(Ok(()))
+    }
+
+    /// An element outside any entry: a publisher's hint to capture, or an
+    /// entry that opens (CDF and some RSS 0.9x give its page as `href`).
+    fn outside_entry(&mut self, ns: Ns, local: &str, depth: usize, href: Option<&str>) {
+        if let Some(field) = self.hint_field(ns, local, depth) {
+            self.capture = Some(Capture {
+                depth,
+                target: Target::Hint(field),
+                kind: TitleKind::Text,
+                base64: false,
+                text: String::new(),
+                markup: String::new(),
+                skip: None,
+            });
+            return;
+        }
+        if ns.is_feed() && (local == "item" || local == "entry") {
+            let mut entry = EntryState::new(depth);
+            if let Some(href) = href {
+                entry.offer(href, None, None, self.base());
+            }
+            self.entry = Some(entry);
+        }
     }
 
     /// Decides the format from the root element.
