@@ -442,7 +442,7 @@ impl Coordinator {
         }
     }
 
-    /// Joins the fleet's epoch (see [`JOIN`]): `remembered` is the epoch
+    /// Joins the fleet's epoch (see the `JOIN` script): `remembered` is the epoch
     /// this machine's state directory saw last, if any. Returns the epoch
     /// to remember. A different one means Redis lost the fleet's slots:
     /// each host then waits out a lease and its spacing, once, before its

@@ -323,7 +323,7 @@ fn ts(v: Option<i64>) -> Option<Timestamp> {
 
 /// What a failed statement on the database at `path` reports.
 /// How long a statement waits for another process's write to finish before
-/// it gives up (and says so, see [`describe`]).
+/// it gives up (and says so, see `describe`).
 pub const BUSY_WAIT: Duration = Duration::from_secs(30);
 
 fn sql_error(path: &Path) -> impl Fn(rusqlite::Error) -> StoreError + '_ {
