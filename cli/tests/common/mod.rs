@@ -290,3 +290,52 @@ pub fn stdout(o: &Output) -> String {
 pub fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
+
+/// `wr-feeds check URLS...` in a fresh state directory under `tmp`: exit 1
+/// and one `denied ... (R2...` line per URL, in order.
+pub fn check_denies_each(tmp: &TempDir, op: &Operator, hosts: &[Host], urls: &[String]) {
+    let mut args = vec!["check"];
+    args.extend(urls.iter().map(String::as_str));
+    let o = wr(&tmp.path().join("state"), &op.with(hosts), &args);
+    let out = stdout(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}\n{}", stderr(&o));
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), urls.len(), "{out}");
+    for (line, url) in lines.iter().zip(urls) {
+        assert!(line.starts_with(&format!("denied    {url}  (R2")), "{out}");
+    }
+}
+
+/// A JSON digest run of one source per URL (`Row 0`, `Row 1`...) in a fresh
+/// state directory under `tmp`: every source reported denied with no item.
+/// Returns the reported sources, in order.
+pub fn digest_denies_each(
+    tmp: &TempDir,
+    op: &Operator,
+    hosts: &[Host],
+    urls: &[String],
+) -> Vec<serde_json::Value> {
+    let mut sources = String::new();
+    for (i, url) in urls.iter().enumerate() {
+        sources.push_str(&format!(
+            "[[source]]\nname = \"Row {i}\"\nurl = \"{url}\"\n\n"
+        ));
+    }
+    let file = tmp.write("sources.toml", &sources);
+    let o = wr(
+        &tmp.path().join("state"),
+        &op.with(hosts),
+        &[file.to_str().unwrap(), "--format", "json"],
+    );
+    let out = stdout(&o);
+    let digest: serde_json::Value =
+        serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}\n{}", stderr(&o)));
+    let text = digest.to_string();
+    let reported = digest["sources"].as_array().cloned().expect("sources");
+    assert_eq!(reported.len(), urls.len(), "{text}");
+    for s in &reported {
+        assert_eq!(s["status"], "denied", "{text}");
+        assert_eq!(s["items"].as_array().map(Vec::len), Some(0), "{text}");
+    }
+    reported
+}
