@@ -460,20 +460,31 @@ fn wr_to_full(state: &std::path::Path, hosts: &[&Host], args: &[&str]) -> std::p
         .expect("run wr-feeds")
 }
 
-#[cfg(target_os = "linux")]
-#[test]
-fn an_unwritable_stdout_exits_2_without_a_panic() {
+/// The sites, a temporary directory whose `state` has delivered one digest
+/// of `SOURCES` (so that `show` and `status` have a day to write), an OPML
+/// file and the sources file: what the standard-output tests run against.
+fn with_a_delivered_digest(name: &str) -> (Sites, TempDir, std::path::PathBuf, std::path::PathBuf) {
     let s = Sites::start();
-    let tmp = TempDir::new("stdout");
-    let state = tmp.path().join("state");
+    let tmp = TempDir::new(name);
     let opml = tmp.write(
         "subs.opml",
         r#"<opml version="2.0"><body><outline text="B" xmlUrl="http://blog.test/rss.xml"/></body></opml>"#,
     );
     let src = tmp.write("sources.toml", SOURCES);
-    // A digest delivered, so that `show` and `status` have a day to write.
-    let o = wr(&state, &s.hosts(), &[src.to_str().unwrap()]);
+    let o = wr(
+        &tmp.path().join("state"),
+        &s.hosts(),
+        &[src.to_str().unwrap()],
+    );
     assert_ne!(o.status.code(), Some(2), "{}", stderr(&o));
+    (s, tmp, opml, src)
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn an_unwritable_stdout_exits_2_without_a_panic() {
+    let (s, tmp, opml, src) = with_a_delivered_digest("stdout");
+    let state = tmp.path().join("state");
     let runs: [&[&str]; 10] = [
         &["import", opml.to_str().unwrap()],
         &["export", src.to_str().unwrap()],
@@ -519,17 +530,8 @@ fn wr_to_closed_pipe(
 /// status 0, as ripgrep does. (A full disk still is one: above.)
 #[test]
 fn a_closed_stdout_pipe_exits_0_quietly() {
-    let s = Sites::start();
-    let tmp = TempDir::new("stdout-pipe");
+    let (s, tmp, opml, src) = with_a_delivered_digest("stdout-pipe");
     let state = tmp.path().join("state");
-    let opml = tmp.write(
-        "subs.opml",
-        r#"<opml version="2.0"><body><outline text="B" xmlUrl="http://blog.test/rss.xml"/></body></opml>"#,
-    );
-    let src = tmp.write("sources.toml", SOURCES);
-    // A digest delivered, so that `show` and `status` have a day to write.
-    let o = wr(&state, &s.hosts(), &[src.to_str().unwrap()]);
-    assert_ne!(o.status.code(), Some(2), "{}", stderr(&o));
     let runs: [&[&str]; 11] = [
         &["import", opml.to_str().unwrap()],
         &["export", src.to_str().unwrap()],
