@@ -39,17 +39,39 @@ fn push_with(arena: &mut Vec<u8>, f: impl FnOnce(&mut Vec<u8>)) -> Span {
     Span(start as u32, (arena.len() - start) as u32)
 }
 
+/// A kept rule: its canonical form, which is the value as written for
+/// nearly every rule, and whether [`Extra`] holds more. 16 octets: the
+/// gate keeps every rule of every origin it has met, and the spans of
+/// forms few rules have took two thirds of a rule's room.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct StoredRule {
-    kind: RuleKind,
-    line: u32,
-    text: Span,
     spec: Span,
+    line: u32,
+    kind: RuleKind,
+    readings: u8,
+    /// Whether [`Policy::extras`] holds an entry for this rule.
+    extra: bool,
+}
+
+/// What only a few rules have: a value as written that is not its
+/// canonical form, an RFC 9309 or Google form of its own, or a cut.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Extra {
+    /// The rule's index.
+    rule: u32,
+    text: Span,
     rfc: Span,
     google: Span,
-    readings: u8,
     /// Length of the whole value of a cut Disallow; `None` when not cut.
     cut_from: Option<u32>,
+}
+
+/// The entry of rule `i` in `extras` (sorted by rule).
+#[inline]
+fn extra_of(extras: &[Extra], i: usize) -> Option<&Extra> {
+    // Rule indices fit in `u32`: a body is 500 KiB at most.
+    let k = extras.binary_search_by_key(&(i as u32), |e| e.rule).ok()?;
+    extras.get(k)
 }
 
 /// The rules that apply to one product token, ready to answer queries.
@@ -64,6 +86,8 @@ struct StoredRule {
 pub struct Policy {
     arena: Vec<u8>,
     rules: Vec<StoredRule>,
+    /// The few rules' other spans and cuts, by rule index (see [`Extra`]).
+    extras: Box<[Extra]>,
     /// [`Key`] of each rule's canonical form, in rule order: scanned on
     /// every query, so kept apart from the rules for cache density.
     keys: Vec<Key>,
@@ -169,20 +193,25 @@ fn extend(arena: &mut Vec<u8>, piece: &[u8]) {
     }
 }
 
-/// Appends the forms of `r` to `arena`.
+/// The spans of a value as written and of its three forms.
 #[cfg(test)]
-fn store(arena: &mut Vec<u8>, r: &Candidate<'_>, readings: u8) -> StoredRule {
+struct AllForms {
+    text: Span,
+    spec: Span,
+    rfc: Span,
+    google: Span,
+}
+
+/// Appends the value of `r` and its forms to `arena`.
+#[cfg(test)]
+fn store(arena: &mut Vec<u8>, r: &Candidate<'_>) -> AllForms {
     let text = push(arena, r.value);
     let (spec, rfc, google) = forms(arena, r.value, text);
-    StoredRule {
-        kind: r.kind,
-        line: r.line,
+    AllForms {
         text,
         spec,
         rfc,
         google,
-        readings,
-        cut_from: r.cut_from.map(core::num::NonZeroU32::get),
     }
 }
 
@@ -280,6 +309,7 @@ impl PolicyBuilder<'_> {
         let Stored {
             mut arena,
             rules,
+            extras,
             keys,
             keys2,
             mut own_forms,
@@ -287,12 +317,13 @@ impl PolicyBuilder<'_> {
             google_differs,
         } = s;
         // A form's keys are the canonical ones but for the few rules with
-        // a form of their own.
-        let keys_of = |form: fn(&StoredRule) -> Span| -> Vec<Key> {
+        // a form of their own (each has an extra).
+        let keys_of = |form: fn(&Extra) -> Span| -> Vec<Key> {
             let mut own = keys.clone();
             for &i in &own_forms {
-                let r = &rules[i as usize];
-                own[i as usize] = Key::of_pattern(form(r).get(&arena));
+                if let Some(e) = extra_of(&extras, i as usize) {
+                    own[i as usize] = Key::of_pattern(form(e).get(&arena));
+                }
             }
             own
         };
@@ -312,6 +343,7 @@ impl PolicyBuilder<'_> {
         Policy {
             arena,
             rules,
+            extras: extras.into_boxed_slice(),
             keys,
             keys2,
             rfc_keys,
@@ -337,6 +369,7 @@ impl PolicyBuilder<'_> {
         let mut s = Stored {
             arena: Vec::with_capacity(self.value_len + self.value_len / 4 + 16),
             rules: Vec::with_capacity(self.rules.len()),
+            extras: Vec::new(),
             keys: Vec::with_capacity(self.rules.len()),
             keys2: Vec::with_capacity(self.rules.len()),
             own_forms: Vec::new(),
@@ -352,15 +385,22 @@ impl PolicyBuilder<'_> {
             let (k1, k2) = Key::pair_of_pattern(c.value);
             s.keys.push(k1);
             s.keys2.push(k2);
+            if let Some(cut_from) = c.cut_from {
+                // In rule order, before any form: `extras` stays sorted.
+                s.extras.push(Extra {
+                    rule: s.rules.len() as u32,
+                    text,
+                    rfc: text,
+                    google: text,
+                    cut_from: Some(cut_from.get()),
+                });
+            }
             s.rules.push(StoredRule {
-                kind: c.kind,
-                line: c.line,
-                text,
                 spec: text,
-                rfc: text,
-                google: text,
+                line: c.line,
+                kind: c.kind,
                 readings,
-                cut_from: c.cut_from.map(core::num::NonZeroU32::get),
+                extra: c.cut_from.is_some(),
             });
         }
         s
@@ -399,10 +439,12 @@ impl PolicyBuilder<'_> {
                 None if escape < stored_len => escape,
                 None => break,
             };
+            // Rules from `at` on have no forms yet: their `spec` is the
+            // value as written.
             while s
                 .rules
                 .get(at)
-                .is_some_and(|r| (r.text.0 + r.text.1) as usize <= hit)
+                .is_some_and(|r| (r.spec.0 + r.spec.1) as usize <= hit)
             {
                 at += 1;
             }
@@ -418,11 +460,11 @@ impl PolicyBuilder<'_> {
             let (Some(r), Some(c)) = (s.rules.get(at).copied(), c) else {
                 break;
             };
-            let end = (r.text.0 + r.text.1) as usize;
+            let end = (r.spec.0 + r.spec.1) as usize;
             // A `?` in a value with nothing to escape or encode changes a
             // form only if a delimiter follows it (RFC 9309's form).
             let plain_query = question.is_some() && escape >= end;
-            if !plain_query || percent::rfc_differs(r.text.get(&s.arena)) {
+            if !plain_query || percent::rfc_differs(r.spec.get(&s.arena)) {
                 s.store_forms(at, r, c.value);
             }
             from = end;
@@ -437,6 +479,7 @@ impl PolicyBuilder<'_> {
 struct Stored {
     arena: Vec<u8>,
     rules: Vec<StoredRule>,
+    extras: Vec<Extra>,
     keys: Vec<Key>,
     keys2: Vec<Key>,
     own_forms: Vec<u32>,
@@ -445,10 +488,12 @@ struct Stored {
 }
 
 impl Stored {
-    /// Rule `at` (`r`, whose value as written is `value`) with its forms.
+    /// Rule `at` (`r`, no forms yet, whose value as written is `value`)
+    /// with its forms.
     fn store_forms(&mut self, at: usize, r: StoredRule, value: &[u8]) {
-        let (spec, rfc, google) = forms(&mut self.arena, value, r.text);
-        if spec != r.text {
+        let text = r.spec;
+        let (spec, rfc, google) = forms(&mut self.arena, value, text);
+        if spec != text {
             let (k1, k2) = Key::pair_of_pattern(spec.get(&self.arena));
             self.keys[at] = k1;
             self.keys2[at] = k2;
@@ -458,12 +503,35 @@ impl Stored {
             self.google_differs |= google != spec;
             self.own_forms.push(at as u32);
         }
-        self.rules[at] = StoredRule {
-            spec,
-            rfc,
-            google,
-            ..r
+        let extra = r.extra || spec != text || rfc != spec || google != spec;
+        if extra {
+            let e = self.extra_mut(at, text);
+            e.rfc = rfc;
+            e.google = google;
+        }
+        self.rules[at] = StoredRule { spec, extra, ..r };
+    }
+
+    /// The extra of rule `at`, made (its spans all `text`) when it has
+    /// none: rules get forms in rule order, but a cut rule had its entry
+    /// from the start.
+    fn extra_mut(&mut self, at: usize, text: Span) -> &mut Extra {
+        let rule = at as u32;
+        let k = match self.extras.binary_search_by_key(&rule, |e| e.rule) {
+            Ok(k) => k,
+            Err(k) => {
+                let e = Extra {
+                    rule,
+                    text,
+                    rfc: text,
+                    google: text,
+                    cut_from: None,
+                };
+                self.extras.insert(k, e);
+                k
+            }
         };
+        &mut self.extras[k]
     }
 }
 
@@ -565,6 +633,7 @@ impl Policy {
                 v.reserved_escapes() == variant.reserved_escapes()
                     && q.arena == p.arena
                     && q.rules == p.rules
+                    && q.extras == p.extras
             };
             self.crawl_delay = self.crawl_delay.max(p.crawl_delay);
             if !same(Variant::BASE, self) && !variants.iter().any(|(v, q)| same(*v, q)) {
@@ -583,12 +652,38 @@ impl Policy {
     /// nearly every file that none does. An escape spread over two values
     /// only costs a needless second reading.
     fn values_escape(&self) -> bool {
+        // The last rule's value ends the values.
         let end = self
             .rules
-            .iter()
-            .map(|r| (r.text.0 + r.text.1) as usize)
-            .max();
+            .len()
+            .checked_sub(1)
+            .map(|i| self.text_of(i))
+            .map(|t| (t.0 + t.1) as usize);
         percent::has_reserved_escape(&self.arena[..end.unwrap_or(0).min(self.arena.len())])
+    }
+
+    /// Completes the view of rule `i`, which has an extra. Out of line:
+    /// few rules have one.
+    #[inline(never)]
+    fn view_extra<'a>(&'a self, i: usize, view: &mut RuleView<'a>) {
+        let Some(e) = extra_of(&self.extras, i) else {
+            return;
+        };
+        let arena = &self.arena[..];
+        let spec = self.rules.get(i).map_or(Span::default(), |r| r.spec);
+        view.text = e.text.get(arena);
+        view.rfc = e.rfc.get(arena);
+        view.rfc_same = e.rfc == spec;
+        view.google = e.google.get(arena);
+        view.google_same = e.google == spec;
+        view.cut = e.cut_from.is_some();
+        view.floor = e.cut_from.unwrap_or(0) as usize;
+    }
+
+    /// The span of rule `i`'s value as written.
+    fn text_of(&self, i: usize) -> Span {
+        let spec = self.rules.get(i).map_or(Span::default(), |r| r.spec);
+        extra_of(&self.extras, i).map_or(spec, |e| e.text)
     }
 
     /// [`Policy::parse`] in one [`Variant`], and the options under which
@@ -718,11 +813,14 @@ impl Policy {
 
     /// The kept rules in file order (as written, with line numbers).
     pub fn rules(&self) -> impl Iterator<Item = super::MatchedRule<'_>> + '_ {
-        self.rules.iter().map(|r| super::MatchedRule {
-            kind: r.kind,
-            pattern: r.text.get(&self.arena),
-            line: r.line,
-        })
+        self.rules
+            .iter()
+            .enumerate()
+            .map(|(i, r)| super::MatchedRule {
+                kind: r.kind,
+                pattern: self.text_of(i).get(&self.arena),
+                line: r.line,
+            })
     }
 
     /// Number of rules kept.
@@ -739,6 +837,7 @@ impl Policy {
     pub fn heap_bytes(&self) -> usize {
         self.arena.capacity()
             + self.rules.capacity() * core::mem::size_of::<StoredRule>()
+            + self.extras.len() * core::mem::size_of::<Extra>()
             + (self.keys.capacity()
                 + self.keys2.capacity()
                 + self.rfc_keys.capacity()
@@ -858,19 +957,24 @@ impl<'a> RuleSet<'a> for &'a Policy {
     fn view(self, i: usize) -> RuleView<'a> {
         let r = &self.rules[i];
         let arena = &self.arena[..];
-        RuleView {
+        let spec = r.spec.get(arena);
+        let mut view = RuleView {
             kind: r.kind,
             line: r.line,
-            text: r.text.get(arena),
-            spec: r.spec.get(arena),
-            rfc: r.rfc.get(arena),
-            rfc_same: r.rfc == r.spec,
-            google: r.google.get(arena),
-            google_same: r.google == r.spec,
+            text: spec,
+            spec,
+            rfc: spec,
+            rfc_same: true,
+            google: spec,
+            google_same: true,
             readings: r.readings,
-            cut: r.cut_from.is_some(),
-            floor: r.cut_from.unwrap_or(0) as usize,
+            cut: false,
+            floor: 0,
+        };
+        if r.extra {
+            self.view_extra(i, &mut view);
         }
+        view
     }
 }
 
@@ -1132,7 +1236,7 @@ mod tests {
                 SPEC_GLOBAL,
             );
             arena.clear();
-            let r = store(&mut arena, &c, IN_SPEC);
+            let r = store(&mut arena, &c);
             assert_eq!(r.text.get(&arena), &raw[..], "{raw:?}");
             assert_eq!(r.spec.get(&arena), &spec[..], "{raw:?}");
             assert_eq!(r.rfc.get(&arena), &rfc[..], "{raw:?}");
