@@ -1248,6 +1248,66 @@ mod tests {
     }
 
     #[test]
+    fn cut_rules_keep_their_cut_beside_their_forms() {
+        // Cut rules have their side entry from the start and others get
+        // theirs later, in rule order: every rule must still read back
+        // its value, its forms and its cut, whatever the interleaving.
+        let alphabet: &[u8] = b"/ab%7e?:=\xc3*$";
+        let mut seed = 0x0bad_cafe_f00d_1234u64;
+        let mut next = |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        };
+        for _ in 0..300 {
+            let values: Vec<Vec<u8>> = (0..next(30))
+                .map(|_| {
+                    (0..next(10))
+                        .map(|_| alphabet[next(alphabet.len())])
+                        .collect()
+                })
+                .collect();
+            let cuts: Vec<Option<usize>> = values
+                .iter()
+                .map(|v| (next(3) == 0).then_some(v.len() + 1 + next(100)))
+                .collect();
+            let mut builder = PolicyBuilder::default();
+            for (i, v) in values.iter().enumerate() {
+                builder.rule(
+                    SPEC_GLOBAL | GOOGLE_GLOBAL,
+                    RawRule {
+                        kind: RuleKind::Disallow,
+                        line: i as u32 + 1,
+                        value: v,
+                        cut_from: cuts[i],
+                    },
+                );
+            }
+            let p = builder.finish((SPEC_GLOBAL, GOOGLE_GLOBAL), (false, false), false);
+            assert_eq!(p.rule_count(), values.len());
+            for (i, raw) in values.iter().enumerate() {
+                let v = (&p).view(i);
+                let (mut spec, mut rfc, mut google) = (Vec::new(), Vec::new(), Vec::new());
+                percent::normalize_byte_stream(raw, |b| spec.push(b));
+                percent::rfc_form(raw, |b| rfc.push(b));
+                percent::google_form(raw, |b| google.push(b));
+                assert_eq!(v.text, &raw[..]);
+                assert_eq!(
+                    (v.spec, v.rfc, v.google),
+                    (&spec[..], &rfc[..], &google[..]),
+                    "{raw:?}"
+                );
+                assert_eq!((v.rfc_same, v.google_same), (rfc == spec, google == spec));
+                assert_eq!((v.cut, v.floor), (cuts[i].is_some(), cuts[i].unwrap_or(0)));
+            }
+            let listed: Vec<&[u8]> = p.rules().map(|r| r.pattern).collect();
+            let written: Vec<&[u8]> = values.iter().map(|v| &v[..]).collect();
+            assert_eq!(listed, written);
+        }
+    }
+
+    #[test]
     fn a_parsed_policy_holds_every_rules_forms() {
         // Many rules to a file, so that the scan of the stored values
         // meets hits in every place: first and last rule, neighbours,
