@@ -58,3 +58,14 @@ pub mod url;
 #[cfg(all(doctest, feature = "alloc"))]
 #[doc = include_str!("../README.md")]
 pub struct ReadmeDoctests;
+
+/// Whether a scan that tests whole blocks of octets without an early exit
+/// becomes SIMD code on this target (SSE2, NEON). Without it (wasm32, the
+/// Cortex-M of thumbv7em) the blocks only unroll: the plain octet loop is
+/// as fast there and keeps the embedded artefacts within their size
+/// budgets. The scans of targets and of stored values ask this one place.
+pub(crate) const BLOCKS_VECTORISE: bool = cfg!(any(
+    target_arch = "x86_64",
+    target_arch = "x86",
+    target_arch = "aarch64"
+));

@@ -324,14 +324,7 @@ fn find_escape_or(first: u8, hay: &[u8]) -> Option<usize> {
             | u8::from(b == b'"')
             | u8::from(b == b'`')
     };
-    // Without SIMD (wasm32, the Cortex-M of thumbv7em) the blocks only
-    // unroll: the plain search is as fast and keeps the embedded artefacts
-    // within their size budgets.
-    if cfg!(not(any(
-        target_arch = "x86_64",
-        target_arch = "x86",
-        target_arch = "aarch64"
-    ))) {
+    if !crate::BLOCKS_VECTORISE {
         return hay.iter().position(|&b| hit(b) != 0);
     }
     let mut blocks = hay.chunks_exact(32);

@@ -41,14 +41,7 @@ impl Scan {
             }
             (other, query)
         }
-        // Without SIMD (wasm32, the Cortex-M of thumbv7em) the blocks only
-        // unroll: the plain loop is as fast and keeps the embedded
-        // artefacts within their size budgets.
-        if cfg!(not(any(
-            target_arch = "x86_64",
-            target_arch = "x86",
-            target_arch = "aarch64"
-        ))) {
+        if !crate::BLOCKS_VECTORISE {
             return Scan {
                 plain: t.iter().all(|&b| is_plain(b)),
                 query: t.contains(&b'?'),
