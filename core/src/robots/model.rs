@@ -1204,28 +1204,38 @@ mod tests {
         }
     }
 
+    /// A xorshift generator of indices below `n`, from `seed`.
+    fn xorshift(mut seed: u64) -> impl FnMut(usize) -> usize {
+        move |n| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        }
+    }
+
+    /// The canonical, RFC 9309 and Google forms of `raw`, octet by octet.
+    fn forms_of(raw: &[u8]) -> (Vec<u8>, Vec<u8>, Vec<u8>) {
+        let (mut spec, mut rfc, mut google) = (Vec::new(), Vec::new(), Vec::new());
+        percent::normalize_byte_stream(raw, |b| spec.push(b));
+        percent::rfc_form(raw, |b| rfc.push(b));
+        percent::google_form(raw, |b| google.push(b));
+        (spec, rfc, google)
+    }
+
     #[test]
     fn stored_forms_are_the_octet_by_octet_forms() {
         // Values drawn from the octets every form treats differently:
         // escapes (valid, cut, of unreserved and of reserved octets),
         // delimiters before and after a `?`, octets to encode.
         let alphabet: &[u8] = b"/a%7eE2F3f?:#[]@=& \x7f\xc3\xa9*${}'\"";
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
-        let mut next = |n: usize| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed % n as u64) as usize
-        };
+        let mut next = xorshift(0x2545_f491_4f6c_dd1du64);
         let mut arena = Vec::new();
         for _ in 0..20_000 {
             let raw: Vec<u8> = (0..next(14))
                 .map(|_| alphabet[next(alphabet.len())])
                 .collect();
-            let (mut spec, mut rfc, mut google) = (Vec::new(), Vec::new(), Vec::new());
-            percent::normalize_byte_stream(&raw, |b| spec.push(b));
-            percent::rfc_form(&raw, |b| rfc.push(b));
-            percent::google_form(&raw, |b| google.push(b));
+            let (spec, rfc, google) = forms_of(&raw);
             let c = Candidate::new(
                 RawRule {
                     kind: RuleKind::Disallow,
@@ -1253,13 +1263,7 @@ mod tests {
         // theirs later, in rule order: every rule must still read back
         // its value, its forms and its cut, whatever the interleaving.
         let alphabet: &[u8] = b"/ab%7e?:=\xc3*$";
-        let mut seed = 0x0bad_cafe_f00d_1234u64;
-        let mut next = |n: usize| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed % n as u64) as usize
-        };
+        let mut next = xorshift(0x0bad_cafe_f00d_1234u64);
         for _ in 0..300 {
             let values: Vec<Vec<u8>> = (0..next(30))
                 .map(|_| {
@@ -1288,10 +1292,7 @@ mod tests {
             assert_eq!(p.rule_count(), values.len());
             for (i, raw) in values.iter().enumerate() {
                 let v = (&p).view(i);
-                let (mut spec, mut rfc, mut google) = (Vec::new(), Vec::new(), Vec::new());
-                percent::normalize_byte_stream(raw, |b| spec.push(b));
-                percent::rfc_form(raw, |b| rfc.push(b));
-                percent::google_form(raw, |b| google.push(b));
+                let (spec, rfc, google) = forms_of(raw);
                 assert_eq!(v.text, &raw[..]);
                 assert_eq!(
                     (v.spec, v.rfc, v.google),
@@ -1313,13 +1314,7 @@ mod tests {
         // meets hits in every place: first and last rule, neighbours,
         // empty values between, a value that is nothing but a `?`.
         let alphabet: &[u8] = b"/ab%7eE2F3f?:#@=& \x7f\xc3\xa9*${}'\"";
-        let mut seed = 0x1234_5678_9abc_def1u64;
-        let mut next = |n: usize| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed % n as u64) as usize
-        };
+        let mut next = xorshift(0x1234_5678_9abc_def1u64);
         for _ in 0..300 {
             let mut body = Vec::from(&b"User-agent: *\n"[..]);
             for _ in 0..next(40) {
@@ -1339,10 +1334,7 @@ mod tests {
             let mut own = Vec::new();
             for i in 0..p.rule_count() {
                 let v = (&p).view(i);
-                let (mut spec, mut rfc, mut google) = (Vec::new(), Vec::new(), Vec::new());
-                percent::normalize_byte_stream(v.text, |b| spec.push(b));
-                percent::rfc_form(v.text, |b| rfc.push(b));
-                percent::google_form(v.text, |b| google.push(b));
+                let (spec, rfc, google) = forms_of(v.text);
                 assert_eq!(
                     (v.spec, v.rfc, v.google),
                     (&spec[..], &rfc[..], &google[..])
