@@ -546,21 +546,14 @@ impl Stored {
 #[inline(never)]
 fn star_needs(rules: &[StoredRule], keys: &[Key], arena: &[u8]) -> Box<[(u32, u64)]> {
     let mut out = Vec::new();
-    for (i, k1) in keys.iter().enumerate() {
-        let literal = k1.len();
-        if literal >= Key::MAX {
-            continue;
-        }
-        let Some(r) = rules.get(i) else {
-            break;
-        };
-        if literal + 1 >= r.spec.1 as usize {
-            continue;
-        }
+    for (i, (k1, r)) in keys.iter().zip(rules).enumerate() {
         // The literal start ends at a `*`, with something after it.
-        let need = super::star_need_at(r.spec.get(arena), literal);
-        if need != 0 {
-            out.push((i as u32, need));
+        let literal = k1.len();
+        if literal < Key::MAX && literal + 1 < r.spec.1 as usize {
+            let need = super::star_need_at(r.spec.get(arena), literal);
+            if need != 0 {
+                out.push((i as u32, need));
+            }
         }
     }
     out.into_boxed_slice()
