@@ -184,8 +184,16 @@ pub fn spec_match_len(token: &[u8], wanted: &[u8]) -> Option<usize> {
 /// Whether a named token selects a group for `wanted` in Google's reading:
 /// its identifier (the letters, `-` and `_` it starts with) equals it.
 pub fn google_match(token: &[u8], wanted: &[u8]) -> bool {
-    let ident = &token[..token.iter().take_while(|&&b| is_identifier(b)).count()];
-    !wanted.is_empty() && ident.eq_ignore_ascii_case(wanted)
+    // The identifier equals `wanted` exactly when the token starts with
+    // `wanted`, no identifier octet follows, and `wanted` is all
+    // identifier octets: decided without measuring the identifier, which
+    // for most tokens (`Mediapartners-Google`) is the whole token.
+    let n = wanted.len();
+    n > 0
+        && token.len() >= n
+        && token[..n].eq_ignore_ascii_case(wanted)
+        && !token.get(n).is_some_and(|&b| is_identifier(b))
+        && wanted.iter().all(|&b| is_identifier(b))
 }
 
 #[cfg(test)]
@@ -227,5 +235,37 @@ mod tests {
         assert!(google_match(b"AB42bot", b"ab"));
         assert!(google_match(b"barbarbot*", b"barbarbot"));
         assert!(!google_match(b"barbarbot*", b"barbarbot-prod"));
+    }
+
+    #[test]
+    fn google_match_is_its_identifier_compared_whole() {
+        // Google's reading as written: cut the token at its first
+        // non-identifier octet, then compare. Tokens and wanted names
+        // drawn from octets on both sides of that line.
+        let plain = |token: &[u8], wanted: &[u8]| {
+            let ident = &token[..token.iter().take_while(|&&b| is_identifier(b)).count()];
+            !wanted.is_empty() && ident.eq_ignore_ascii_case(wanted)
+        };
+        let alphabet: &[u8] = b"aAbB-_2/* \xc3";
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        };
+        let mut word = |max: usize| -> alloc::vec::Vec<u8> {
+            (0..next(max))
+                .map(|_| alphabet[next(alphabet.len())])
+                .collect()
+        };
+        for _ in 0..50_000 {
+            let (token, wanted) = (word(7), word(4));
+            assert_eq!(
+                google_match(&token, &wanted),
+                plain(&token, &wanted),
+                "{token:?} {wanted:?}"
+            );
+        }
     }
 }
