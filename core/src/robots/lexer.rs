@@ -166,8 +166,10 @@ impl<'a> Iterator for Lines<'a> {
 
     // Inlined into the one loop that reads every line (`group::events`):
     // a `Line` returned through memory, and the call's register saves,
-    // were a tenth of the lexer's instructions.
-    #[inline(always)]
+    // were a tenth of the lexer's instructions. Not in wasm32: each model
+    // has its own copy of that loop, and there one call per line kept
+    // 3 KiB of the module's 80 KiB budget.
+    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
     fn next(&mut self) -> Option<Line<'a>> {
         if self.rest.is_empty() {
             return None;
