@@ -1,0 +1,174 @@
+//! The one driver loop of the fetch machines, generic over what it runs on.
+//!
+//! Every machine of [`crate::fetch`] is driven the same way: poll it, send
+//! what it asks for and tell it the answer, persist what it queued on the
+//! [`Run`](super::Run), fetch the blocklist when it asks, wait until the
+//! instant it names. Written out by each driver, that loop existed three
+//! times (the `feeds` pipeline, the benches' scheduler simulation, the
+//! core tests' harness) and the copies drifted. Here it is written once,
+//! over a [`Runtime`] that supplies the three things it cannot decide
+//! itself, in the manner of quinn's `Runtime` (the endpoint is written
+//! once; tokio or async-std is plugged in):
+//!
+//! * a **clock**: [`Runtime::now`] and [`Runtime::wait_until`], the system
+//!   clock with a real sleep in `feeds`, a virtual instant that jumps in
+//!   the benches and tests;
+//! * a **transport**: [`Runtime::send`] answers a [`Request`] with a
+//!   [`Response`] or a [`Failure`] (ureq in `feeds`, scripted answers in
+//!   the benches and tests);
+//! * a **store**: [`Runtime::persist`] makes an [`Effect`] last (SQLite
+//!   and the fleet in `feeds`, a log or nothing in the simulations), and
+//!   [`Runtime::refresh_blocklist`] runs R12's block-on-refresh.
+//!
+//! The runtime also lends the machines their [`Ctx`] (it owns the gate
+//! and the run, and the random values for jitter), and may wrap a poll
+//! ([`Runtime::poll`]: the pipeline takes the host's cross-process slot
+//! around it, R4a) or act once an answer is in ([`Runtime::answered`]).
+//! No I/O happens here: the loop only calls the runtime, so wr-core stays
+//! sans-I/O and the loop is the same on a simulated clock as on the wire.
+//!
+//! [`step`] is one poll and at most one request, for drivers that
+//! interleave machines with a scheduler; [`finish`] steps one machine to
+//! its output, waiting through its waits.
+
+use super::{Action, Ctx, Effect, Failure, Machine, Request, Response};
+use crate::time::Timestamp;
+use alloc::string::String;
+use alloc::vec::Vec;
+
+/// What a [`Runtime::send`] came back with.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Answer {
+    /// The response, or why there was none.
+    pub result: Result<Response, Failure>,
+    /// The representation kind stored with the validators that were sent,
+    /// if any were (see [`Machine::handle_response`]).
+    pub sent_kind: Option<String>,
+    /// The instant the machine is told the answer at: `None` for now; an
+    /// answer taken from a cache is as old as it is.
+    pub at: Option<Timestamp>,
+}
+
+impl Answer {
+    /// An answer that came off the wire just now, without validators.
+    pub fn now(result: Result<Response, Failure>) -> Answer {
+        Answer {
+            result,
+            sent_kind: None,
+            at: None,
+        }
+    }
+}
+
+/// What the driver loop runs on: a clock, a transport and a store, and the
+/// gate and run the machines share.
+pub trait Runtime {
+    /// Why the loop stops (the store failed, a coordinator was lost).
+    type Error;
+
+    /// The current instant.
+    fn now(&self) -> Timestamp;
+
+    /// Returns no earlier than `until` (a virtual clock jumps there).
+    fn wait_until(&mut self, until: Timestamp);
+
+    /// Runs `f` with the machines' context at `at`: the gate, the run and
+    /// a fresh random value in `[0, 1)`.
+    fn lend<T>(&mut self, at: Timestamp, f: impl FnOnce(&mut Ctx<'_>) -> T) -> T;
+
+    /// The effects the machines queued since the last call, oldest first.
+    fn take_effects(&mut self) -> Vec<Effect>;
+
+    /// Polls `m` now. A runtime shared with other processes overrides
+    /// this to take the slot of [`Machine::next_host`] around the poll.
+    fn poll<M: Machine>(&mut self, m: &mut M) -> Result<Action<M::Output>, Self::Error> {
+        let now = self.now();
+        Ok(self.lend(now, |cx| m.poll(cx)))
+    }
+
+    /// Sends `req` (the transport).
+    fn send(&mut self, req: &Request) -> Result<Answer, Self::Error>;
+
+    /// The answer to `req` was told and its effects persisted.
+    fn answered(&mut self, _req: &Request) -> Result<(), Self::Error> {
+        Ok(())
+    }
+
+    /// Makes one effect last (the store).
+    fn persist(&mut self, effect: Effect) -> Result<(), Self::Error>;
+
+    /// Fetches or refreshes the blocklist now ([`Action::NeedBlocklist`]).
+    fn refresh_blocklist(&mut self) -> Result<(), Self::Error>;
+}
+
+/// What one [`step`] left.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Step<T> {
+    /// Step the machine again at this instant.
+    Again(Timestamp),
+    /// The machine's output.
+    Done(T),
+}
+
+/// Persists every effect queued so far.
+pub fn settle<R: Runtime>(rt: &mut R) -> Result<(), R::Error> {
+    for effect in rt.take_effects() {
+        rt.persist(effect)?;
+    }
+    Ok(())
+}
+
+/// Sends `req` for `m` and tells `m` the answer. The runtime hears
+/// [`Runtime::answered`] even when persisting the answer's effects failed.
+pub fn exchange<R: Runtime, M: Machine>(
+    rt: &mut R,
+    m: &mut M,
+    req: &Request,
+) -> Result<(), R::Error> {
+    let answer = rt.send(req)?;
+    let at = answer.at.unwrap_or_else(|| rt.now());
+    let kind = answer.sent_kind;
+    rt.lend(at, |cx| match answer.result {
+        Ok(response) => m.handle_response(cx, response, kind.as_deref()),
+        Err(failure) => m.handle_failure(cx, failure),
+    });
+    let settled = settle(rt);
+    let answered = rt.answered(req);
+    settled.and(answered)
+}
+
+/// One poll of `m` and at most one request: `Again(t)` to be stepped
+/// again at `t`, or its output.
+pub fn step<R: Runtime, M: Machine>(rt: &mut R, m: &mut M) -> Result<Step<M::Output>, R::Error> {
+    let action = rt.poll(m)?;
+    settle(rt)?;
+    Ok(match action {
+        Action::Send(req) => {
+            exchange(rt, m, &req)?;
+            match m.take_output() {
+                Some(out) => Step::Done(out),
+                None => Step::Again(rt.now()),
+            }
+        }
+        Action::NeedBlocklist => {
+            rt.refresh_blocklist()?;
+            Step::Again(rt.now())
+        }
+        Action::Wait(t) => Step::Again(t),
+        Action::Done(out) => Step::Done(out),
+    })
+}
+
+/// Steps `m` to its output, waiting through its waits.
+pub fn finish<R: Runtime, M: Machine>(rt: &mut R, m: &mut M) -> Result<M::Output, R::Error> {
+    loop {
+        match step(rt, m)? {
+            Step::Again(t) => {
+                if t > rt.now() {
+                    rt.wait_until(t);
+                }
+            }
+            Step::Done(out) => return Ok(out),
+        }
+    }
+}
