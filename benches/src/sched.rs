@@ -6,10 +6,11 @@
 //! over a real `wr_core::gate::Gate`, driven as `Pipeline::run` drives it
 //! (one poll and at most one request per step; the job is queued with the
 //! host of its next request and that host's spacing, and after a request
-//! the scheduler hears the host's next slot). Only the network is
-//! simulated: a request takes its scenario's response time on the virtual
-//! clock and answers 200 (robots.txt with the host's Crawl-delay, the feed
-//! with an empty body). R4 spacing is the machines' own: the slot is
+//! the scheduler hears the host's next slot). Each step is the pipeline's
+//! own loop, [`wr_core::fetch::driver::step`], on a runtime whose clock is
+//! virtual and whose network is scripted: a request takes its scenario's
+//! response time on the virtual clock and answers 200 (robots.txt with the
+//! host's Crawl-delay, the feed with an empty body). R4 spacing is the machines' own: the slot is
 //! taken when the request starts and the host's last request moves to the
 //! end of the response + 1 ms.
 //!
@@ -21,13 +22,13 @@
 //! [`lower_bound`] = `max(sum of the necessary requests' response times,
 //! longest per-host chain)`, and [`check_rules`] verifies the request log.
 
+use std::convert::Infallible;
 use std::time::Duration;
 use wr_core::backoff::Backoff;
 use wr_core::blocklist::Blocklist;
 use wr_core::constants::MIN_REQUEST_INTERVAL;
-use wr_core::fetch::{
-    Action, Ctx, Machine, Response, Run, SourceEvent, SourceFetch, SourceOutcome,
-};
+use wr_core::fetch::driver::{self, Answer, Runtime, Step};
+use wr_core::fetch::{self, Ctx, Effect, Response, Run, SourceEvent, SourceFetch, SourceOutcome};
 use wr_core::gate::{Gate, GateConfig};
 use wr_core::time::Timestamp;
 use wr_core::url::Url as CoreUrl;
@@ -258,15 +259,106 @@ fn gate_for(sc: &Scenario) -> Gate {
     gate
 }
 
+/// The simulation as the runtime of the one driver loop
+/// ([`wr_core::fetch::driver`], the loop `Pipeline::run` runs): a virtual
+/// clock, a network that answers 200 after the scenario's response time,
+/// no store (the effects are already in the gate).
+struct Sim<'s> {
+    sc: &'s Scenario,
+    gate: Gate,
+    run: Run,
+    now: Ms,
+    /// The job being stepped.
+    job: usize,
+    log: Vec<Request>,
+    /// The host the step sent a request to.
+    sent_to: Option<usize>,
+}
+
+impl Runtime for Sim<'_> {
+    type Error = Infallible;
+
+    fn now(&self) -> Timestamp {
+        Timestamp(self.now)
+    }
+
+    fn wait_until(&mut self, until: Timestamp) {
+        self.now = self.now.max(until.0);
+    }
+
+    fn lend<T>(&mut self, at: Timestamp, f: impl FnOnce(&mut Ctx<'_>) -> T) -> T {
+        f(&mut Ctx {
+            gate: &mut self.gate,
+            run: &mut self.run,
+            now: at,
+            jitter: 0.5,
+        })
+    }
+
+    fn take_effects(&mut self) -> Vec<Effect> {
+        self.run.take_effects()
+    }
+
+    fn send(&mut self, req: &fetch::Request) -> Result<Answer, Infallible> {
+        let (sc, j) = (self.sc, self.job);
+        let h = sc.sources[j].host;
+        let kind = if req.url().ends_with("/robots.txt") {
+            Kind::Robots
+        } else {
+            Kind::Target
+        };
+        let r = match kind {
+            Kind::Robots => sc.robots.as_ref().map_or(0, |r| r[h]),
+            Kind::Target => sc.sources[j].response,
+        };
+        self.log.push(Request {
+            source: j,
+            host: h,
+            kind,
+            start: self.now,
+            end: self.now + r,
+        });
+        self.now += r;
+        self.sent_to = Some(h);
+        Ok(Answer::now(Ok(Response {
+            status: 200,
+            content_type: Some(match kind {
+                Kind::Robots => "text/plain".into(),
+                Kind::Target => "application/rss+xml".into(),
+            }),
+            body: match kind {
+                Kind::Robots => robots_body(sc, h),
+                Kind::Target => Vec::new(),
+            },
+            ..Response::default()
+        })))
+    }
+
+    fn persist(&mut self, _effect: Effect) -> Result<(), Infallible> {
+        Ok(())
+    }
+
+    fn refresh_blocklist(&mut self) -> Result<(), Infallible> {
+        panic!("{}: the blocklist is fresh", self.sc.name)
+    }
+}
+
 /// Runs every source of `sc` through the real fetch machines
-/// ([`SourceFetch`] over a real [`Gate`]), driven as `Pipeline::run`
-/// drives them (one poll and at most one request per step, the scheduler
-/// told each job's next host and each host's next slot), ordered by
-/// `queue`. Only the network is simulated: a request takes its scenario's
-/// response time on the virtual clock and answers 200.
+/// ([`SourceFetch`] over a real [`Gate`]), stepped by the pipeline's loop
+/// (one poll and at most one request per step, the scheduler told each
+/// job's next host and each host's next slot), ordered by `queue`. Only
+/// the network is simulated: a request takes its scenario's response time
+/// on the virtual clock and answers 200.
 pub fn simulate(sc: &Scenario, queue: &mut dyn Queue) -> Outcome {
-    let mut gate = gate_for(sc);
-    let mut run = Run::new(DEFAULT_MAX_WAIT, Backoff::default());
+    let mut rt = Sim {
+        sc,
+        gate: gate_for(sc),
+        run: Run::new(DEFAULT_MAX_WAIT, Backoff::default()),
+        now: 0,
+        job: 0,
+        log: Vec::new(),
+        sent_to: None,
+    };
     let mut jobs: Vec<SourceFetch> = sc
         .sources
         .iter()
@@ -285,21 +377,20 @@ pub fn simulate(sc: &Scenario, queue: &mut dyn Queue) -> Outcome {
         steps: 0,
         deferred: Vec::new(),
     };
-    let mut now: Ms = 0;
     let spacing = |gate: &Gate, h: usize| ms(gate.spacing(&host_name(h)));
     for (j, s) in sc.sources.iter().enumerate() {
-        queue.push(j, now, s.host, spacing(&gate, s.host));
+        queue.push(j, 0, s.host, spacing(&rt.gate, s.host));
     }
     // Far more than any order needs: a safety net against a queue that
     // never lets a job finish.
     let budget = 100 * (sc.sources.len() + 1) * (sc.delays.len() + 1);
     loop {
-        let j = match queue.next(now) {
+        let j = match queue.next(rt.now) {
             Pick::Idle => break,
             Pick::Sleep(t) => {
-                assert!(t > now, "Sleep({t}) at {now}");
-                out.idle += t - now;
-                now = t;
+                assert!(t > rt.now, "Sleep({t}) at {}", rt.now);
+                out.idle += t - rt.now;
+                rt.wait_until(Timestamp(t));
                 continue;
             }
             Pick::Run(j) => j,
@@ -307,77 +398,32 @@ pub fn simulate(sc: &Scenario, queue: &mut dyn Queue) -> Outcome {
         assert!(!done[j], "job {j} stepped after it finished");
         out.steps += 1;
         assert!(out.steps <= budget, "{}: no progress", sc.name);
-        let h = sc.sources[j].host;
-        let mut cx = Ctx {
-            gate: &mut gate,
-            run: &mut run,
-            now: Timestamp(now),
-            jitter: 0.5,
+        rt.job = j;
+        let step = match driver::step(&mut rt, &mut jobs[j]) {
+            Ok(step) => step,
+            Err(never) => match never {},
         };
-        let again = match jobs[j].poll(&mut cx) {
-            Action::Send(req) => {
-                let kind = if req.url().ends_with("/robots.txt") {
-                    Kind::Robots
-                } else {
-                    Kind::Target
-                };
-                let r = match kind {
-                    Kind::Robots => sc.robots.as_ref().map_or(0, |r| r[h]),
-                    Kind::Target => sc.sources[j].response,
-                };
-                out.log.push(Request {
-                    source: j,
-                    host: h,
-                    kind,
-                    start: now,
-                    end: now + r,
-                });
-                now += r;
-                let response = Response {
-                    status: 200,
-                    content_type: Some(match kind {
-                        Kind::Robots => "text/plain".into(),
-                        Kind::Target => "application/rss+xml".into(),
-                    }),
-                    body: match kind {
-                        Kind::Robots => robots_body(sc, h),
-                        Kind::Target => Vec::new(),
-                    },
-                    ..Response::default()
-                };
-                let mut cx = Ctx {
-                    gate: &mut gate,
-                    run: &mut run,
-                    now: Timestamp(now),
-                    jitter: 0.5,
-                };
-                jobs[j].handle_response(&mut cx, response, None);
-                if let Some(at) = gate.next_slot(&host_name(h)) {
-                    queue.host_free_at(h, at.0);
-                }
-                match jobs[j].take_output() {
-                    Some(SourceEvent::Extract(_)) => None,
-                    Some(SourceEvent::Finished(o)) => {
-                        panic!("{}: job {j} ended with {o:?}", sc.name)
-                    }
-                    None => Some(now),
-                }
-            }
-            Action::Wait(t) => Some(t.0),
-            Action::NeedBlocklist => panic!("{}: the blocklist is fresh", sc.name),
-            Action::Done(SourceEvent::Finished(SourceOutcome::Deferred { .. })) => {
+        let sent = rt.sent_to.take();
+        if let Some(at) = sent.and_then(|h| rt.gate.next_slot(&host_name(h))) {
+            queue.host_free_at(sc.sources[j].host, at.0);
+        }
+        let again = match step {
+            Step::Again(t) => Some(t.0),
+            Step::Done(SourceEvent::Extract(_)) => None,
+            Step::Done(SourceEvent::Finished(SourceOutcome::Deferred { .. })) if sent.is_none() => {
                 out.deferred.push(j);
                 None
             }
-            Action::Done(other) => panic!("{}: job {j} ended with {other:?}", sc.name),
+            Step::Done(other) => panic!("{}: job {j} ended with {other:?}", sc.name),
         };
-        run.take_effects();
+        let h = sc.sources[j].host;
         match again {
-            Some(t) => queue.push(j, t, h, spacing(&gate, h)),
+            Some(t) => queue.push(j, t, h, spacing(&rt.gate, h)),
             None => done[j] = true,
         }
     }
     assert!(done.iter().all(|&d| d), "{}: a job never finished", sc.name);
+    out.log = rt.log;
     out.total = out.log.iter().map(|r| r.end).max().unwrap_or(0);
     out
 }
