@@ -172,3 +172,169 @@ pub fn finish<R: Runtime, M: Machine>(rt: &mut R, m: &mut M) -> Result<M::Output
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::backoff::Backoff;
+    use crate::blocklist::Blocklist;
+    use crate::fetch::{FailureKind, Get, GetOutcome, Run};
+    use crate::gate::{Gate, GateConfig};
+    use crate::url::Url;
+    use alloc::string::ToString;
+    use alloc::vec;
+    use core::time::Duration;
+
+    const T0: Timestamp = Timestamp(1_700_000_000_000);
+
+    /// A runtime that answers every request with `answers` in turn, after
+    /// 10 ms, and logs what the loop asked of it.
+    struct Log {
+        gate: Gate,
+        run: Run,
+        now: Timestamp,
+        answers: Vec<Answer>,
+        calls: Vec<String>,
+        /// Whether persisting fails.
+        store_broken: bool,
+    }
+
+    impl Log {
+        fn new(answers: Vec<Answer>) -> Log {
+            let mut gate = Gate::new(GateConfig::default());
+            gate.blocklist_adopted(Blocklist::empty(), T0);
+            gate.robots_not_found(&Url::parse("https://a.test/").unwrap(), T0);
+            Log {
+                gate,
+                run: Run::new(Duration::from_secs(300), Backoff::default()),
+                now: T0,
+                answers,
+                calls: Vec::new(),
+                store_broken: false,
+            }
+        }
+    }
+
+    impl Runtime for Log {
+        type Error = &'static str;
+
+        fn now(&self) -> Timestamp {
+            self.now
+        }
+
+        fn wait_until(&mut self, until: Timestamp) {
+            self.calls.push(alloc::format!("wait {}", until.0 - T0.0));
+            self.now = until;
+        }
+
+        fn lend<T>(&mut self, at: Timestamp, f: impl FnOnce(&mut Ctx<'_>) -> T) -> T {
+            let ms = at.0 as i64 - T0.0 as i64;
+            self.calls.push(alloc::format!("lend {ms}"));
+            f(&mut Ctx {
+                gate: &mut self.gate,
+                run: &mut self.run,
+                now: at,
+                jitter: 0.5,
+            })
+        }
+
+        fn take_effects(&mut self) -> Vec<Effect> {
+            self.run.take_effects()
+        }
+
+        fn send(&mut self, req: &Request) -> Result<Answer, Self::Error> {
+            self.calls.push(alloc::format!("send {}", req.url()));
+            self.now = self.now.saturating_add(Duration::from_millis(10));
+            Ok(self.answers.remove(0))
+        }
+
+        fn answered(&mut self, req: &Request) -> Result<(), Self::Error> {
+            self.calls.push(alloc::format!("answered {}", req.url()));
+            Ok(())
+        }
+
+        fn persist(&mut self, _effect: Effect) -> Result<(), Self::Error> {
+            self.calls.push("persist".to_string());
+            match self.store_broken {
+                true => Err("store"),
+                false => Ok(()),
+            }
+        }
+
+        fn refresh_blocklist(&mut self) -> Result<(), Self::Error> {
+            Err("no blocklist refresh in this test")
+        }
+    }
+
+    fn ok() -> Answer {
+        Answer::now(Ok(Response {
+            status: 200,
+            ..Response::default()
+        }))
+    }
+
+    #[test]
+    fn a_step_sends_once_tells_the_machine_at_the_answers_end_and_persists() {
+        let mut rt = Log::new(vec![ok()]);
+        let mut get = Get::new("https://a.test/feed", None);
+        let out = step(&mut rt, &mut get).unwrap();
+        assert!(matches!(out, Step::Done(GetOutcome::Response { .. })));
+        // Polled at 0, told at 10 ms (after the exchange), its end persisted
+        // before the runtime hears the answer is in.
+        assert_eq!(
+            rt.calls,
+            [
+                "lend 0",
+                "send https://a.test/feed",
+                "lend 10",
+                "persist",
+                "answered https://a.test/feed"
+            ]
+        );
+    }
+
+    #[test]
+    fn finish_waits_through_the_machines_waits() {
+        // A 503 is retried after R5's backoff: the loop waits, then sends.
+        let unavailable = Answer::now(Ok(Response {
+            status: 503,
+            ..Response::default()
+        }));
+        let mut rt = Log::new(vec![unavailable, ok()]);
+        let mut get = Get::new("https://a.test/feed", None);
+        let out = finish(&mut rt, &mut get).unwrap();
+        assert!(matches!(out, GetOutcome::Response { .. }));
+        // Backoff, then R4's spacing from the end of the first exchange:
+        // the retry goes only once both are over.
+        let sends: Vec<_> = (0..rt.calls.len())
+            .filter(|&i| rt.calls[i].starts_with("send"))
+            .collect();
+        assert_eq!(sends.len(), 2, "{:?}", rt.calls);
+        assert_eq!(rt.calls[sends[1] - 2], "wait 1011", "{:?}", rt.calls);
+        assert_eq!(rt.calls[sends[1] - 1], "lend 1011", "{:?}", rt.calls);
+    }
+
+    #[test]
+    fn an_answer_from_a_cache_is_told_at_its_own_instant() {
+        let cached = Answer {
+            at: Some(Timestamp(T0.0 - 5_000)),
+            ..ok()
+        };
+        let mut rt = Log::new(vec![cached]);
+        step(&mut rt, &mut Get::new("https://a.test/feed", None)).unwrap();
+        assert_eq!(rt.calls[2], "lend -5000", "{:?}", rt.calls);
+    }
+
+    #[test]
+    fn the_runtime_hears_the_answer_is_in_even_when_persisting_fails() {
+        let failed = Answer::now(Err(crate::fetch::Failure {
+            kind: FailureKind::Local,
+            reason: "refused".into(),
+        }));
+        let mut rt = Log::new(vec![failed]);
+        rt.store_broken = true;
+        let mut get = Get::new("https://a.test/feed", None);
+        assert_eq!(step(&mut rt, &mut get), Err("store"));
+        assert_eq!(rt.calls.last().unwrap(), "answered https://a.test/feed");
+    }
+}
