@@ -27,13 +27,13 @@ use std::time::Duration;
 use wr_core::backoff::Backoff;
 use wr_core::blocklist::Blocklist;
 use wr_core::constants::MIN_REQUEST_INTERVAL;
-use wr_core::fetch::driver::{self, Answer, Runtime, Step};
+use wr_core::fetch::driver::{self, Answer, Jobs, Next, Runtime, Step};
 use wr_core::fetch::{self, Ctx, Effect, Response, Run, SourceEvent, SourceFetch, SourceOutcome};
 use wr_core::gate::{Gate, GateConfig};
 use wr_core::time::Timestamp;
 use wr_core::url::Url as CoreUrl;
 use wr_feeds::config::DEFAULT_MAX_WAIT;
-use wr_feeds::schedule::{Next, Schedule};
+use wr_feeds::schedule::Schedule;
 
 /// Milliseconds on the virtual clock.
 pub type Ms = u64;
@@ -273,6 +273,8 @@ struct Sim<'s> {
     log: Vec<Request>,
     /// The host the step sent a request to.
     sent_to: Option<usize>,
+    /// Time spent with nothing in flight.
+    idle: Ms,
 }
 
 impl Runtime for Sim<'_> {
@@ -283,7 +285,9 @@ impl Runtime for Sim<'_> {
     }
 
     fn wait_until(&mut self, until: Timestamp) {
-        self.now = self.now.max(until.0);
+        assert!(until.0 > self.now, "Sleep({}) at {}", until.0, self.now);
+        self.idle += until.0 - self.now;
+        self.now = until.0;
     }
 
     fn lend<T>(&mut self, at: Timestamp, f: impl FnOnce(&mut Ctx<'_>) -> T) -> T {
@@ -343,9 +347,62 @@ impl Runtime for Sim<'_> {
     }
 }
 
+/// The sources of a scenario as the driver loop's [`Jobs`], in the order
+/// `queue` gives them turns.
+struct SimJobs<'q> {
+    queue: &'q mut dyn Queue,
+    machines: Vec<SourceFetch>,
+    done: Vec<bool>,
+    steps: usize,
+    /// Far more steps than any order needs: a safety net against a queue
+    /// that never lets a job finish.
+    budget: usize,
+    deferred: Vec<usize>,
+}
+
+impl Jobs<Sim<'_>> for SimJobs<'_> {
+    fn next(&mut self, now: Timestamp) -> Next<usize> {
+        match self.queue.next(now.0) {
+            Pick::Run(j) => Next::Run(j),
+            Pick::Sleep(t) => Next::Sleep(Timestamp(t)),
+            Pick::Idle => Next::Idle,
+        }
+    }
+
+    /// One step, as `Pipeline::run` takes it: the scheduler hears the
+    /// next slot of the host just asked, and the job is queued again with
+    /// the host and spacing of its next request.
+    fn turn(&mut self, rt: &mut Sim<'_>, j: usize) -> Result<(), Infallible> {
+        let sc = rt.sc;
+        assert!(!self.done[j], "job {j} stepped after it finished");
+        self.steps += 1;
+        assert!(self.steps <= self.budget, "{}: no progress", sc.name);
+        rt.job = j;
+        let step = driver::step(rt, &mut self.machines[j])?;
+        let h = sc.sources[j].host;
+        let sent = rt.sent_to.take();
+        if let Some(at) = sent.and_then(|h| rt.gate.next_slot(&host_name(h))) {
+            self.queue.host_free_at(h, at.0);
+        }
+        match step {
+            Step::Again(t) => {
+                let spacing = ms(rt.gate.spacing(&host_name(h)));
+                self.queue.push(j, t.0, h, spacing);
+            }
+            Step::Done(SourceEvent::Extract(_)) => self.done[j] = true,
+            Step::Done(SourceEvent::Finished(SourceOutcome::Deferred { .. })) if sent.is_none() => {
+                self.deferred.push(j);
+                self.done[j] = true;
+            }
+            Step::Done(other) => panic!("{}: job {j} ended with {other:?}", sc.name),
+        }
+        Ok(())
+    }
+}
+
 /// Runs every source of `sc` through the real fetch machines
-/// ([`SourceFetch`] over a real [`Gate`]), stepped by the pipeline's loop
-/// (one poll and at most one request per step, the scheduler told each
+/// ([`SourceFetch`] over a real [`Gate`]), driven by the pipeline's loop
+/// (one poll and at most one request per turn, the scheduler told each
 /// job's next host and each host's next slot), ordered by `queue`. Only
 /// the network is simulated: a request takes its scenario's response time
 /// on the virtual clock and answers 200.
@@ -358,74 +415,43 @@ pub fn simulate(sc: &Scenario, queue: &mut dyn Queue) -> Outcome {
         job: 0,
         log: Vec::new(),
         sent_to: None,
-    };
-    let mut jobs: Vec<SourceFetch> = sc
-        .sources
-        .iter()
-        .enumerate()
-        .map(|(j, s)| {
-            let base = page(s.host);
-            let feed = format!("{base}feed/{j}");
-            SourceFetch::new(&base, Some(&feed), &format!("{base}llms.txt"))
-        })
-        .collect();
-    let mut done = vec![false; sc.sources.len()];
-    let mut out = Outcome {
-        total: 0,
-        log: Vec::new(),
         idle: 0,
+    };
+    for (j, s) in sc.sources.iter().enumerate() {
+        queue.push(j, 0, s.host, ms(rt.gate.spacing(&host_name(s.host))));
+    }
+    let mut jobs = SimJobs {
+        queue,
+        machines: sc
+            .sources
+            .iter()
+            .enumerate()
+            .map(|(j, s)| {
+                let base = page(s.host);
+                let feed = format!("{base}feed/{j}");
+                SourceFetch::new(&base, Some(&feed), &format!("{base}llms.txt"))
+            })
+            .collect(),
+        done: vec![false; sc.sources.len()],
         steps: 0,
+        budget: 100 * (sc.sources.len() + 1) * (sc.delays.len() + 1),
         deferred: Vec::new(),
     };
-    let spacing = |gate: &Gate, h: usize| ms(gate.spacing(&host_name(h)));
-    for (j, s) in sc.sources.iter().enumerate() {
-        queue.push(j, 0, s.host, spacing(&rt.gate, s.host));
+    if let Err(never) = driver::drive(&mut rt, &mut jobs) {
+        match never {}
     }
-    // Far more than any order needs: a safety net against a queue that
-    // never lets a job finish.
-    let budget = 100 * (sc.sources.len() + 1) * (sc.delays.len() + 1);
-    loop {
-        let j = match queue.next(rt.now) {
-            Pick::Idle => break,
-            Pick::Sleep(t) => {
-                assert!(t > rt.now, "Sleep({t}) at {}", rt.now);
-                out.idle += t - rt.now;
-                rt.wait_until(Timestamp(t));
-                continue;
-            }
-            Pick::Run(j) => j,
-        };
-        assert!(!done[j], "job {j} stepped after it finished");
-        out.steps += 1;
-        assert!(out.steps <= budget, "{}: no progress", sc.name);
-        rt.job = j;
-        let step = match driver::step(&mut rt, &mut jobs[j]) {
-            Ok(step) => step,
-            Err(never) => match never {},
-        };
-        let sent = rt.sent_to.take();
-        if let Some(at) = sent.and_then(|h| rt.gate.next_slot(&host_name(h))) {
-            queue.host_free_at(sc.sources[j].host, at.0);
-        }
-        let again = match step {
-            Step::Again(t) => Some(t.0),
-            Step::Done(SourceEvent::Extract(_)) => None,
-            Step::Done(SourceEvent::Finished(SourceOutcome::Deferred { .. })) if sent.is_none() => {
-                out.deferred.push(j);
-                None
-            }
-            Step::Done(other) => panic!("{}: job {j} ended with {other:?}", sc.name),
-        };
-        let h = sc.sources[j].host;
-        match again {
-            Some(t) => queue.push(j, t, h, spacing(&rt.gate, h)),
-            None => done[j] = true,
-        }
+    assert!(
+        jobs.done.iter().all(|&d| d),
+        "{}: a job never finished",
+        sc.name
+    );
+    Outcome {
+        total: rt.log.iter().map(|r| r.end).max().unwrap_or(0),
+        log: rt.log,
+        idle: rt.idle,
+        steps: jobs.steps,
+        deferred: jobs.deferred,
     }
-    assert!(done.iter().all(|&d| d), "{}: a job never finished", sc.name);
-    out.log = rt.log;
-    out.total = out.log.iter().map(|r| r.end).max().unwrap_or(0);
-    out
 }
 
 /// `max(sum of response times, longest per-host chain)` over the necessary

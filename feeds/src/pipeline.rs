@@ -55,7 +55,7 @@ use crate::report::{
     BlocklistState, CheckReport, Event, FetchError, Fetched, Method, Progress, RunReport,
     SignalReport, SourceReport, SourceStatus,
 };
-use crate::schedule::{Next, Schedule};
+use crate::schedule::Schedule;
 use crate::store::{BlocklistRow, HoldCause, HostRow, RobotsRow, Store, StoreError, Validators};
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -63,7 +63,7 @@ use std::sync::Arc;
 use std::time::Duration;
 use wr_core::blocklist::{BlockedDomain, Blocklist};
 use wr_core::constants::{BLOCKLIST_PATH, BLOCKLIST_SCHEMA_PATH, SCHEMA_TTL};
-use wr_core::fetch::driver::{self, Answer, Runtime, Step};
+use wr_core::fetch::driver::{self, Answer, Jobs, Next, Runtime, Step};
 use wr_core::fetch::{
     self, Action, BlocklistRefresh, Check, Checked, Ctx, Effect, Extract, Get, GetOutcome, Machine,
     OperatorGet, Parser, RefreshEvent, Refreshed, Run, SourceEvent, SourceFetch, SourceOutcome,
@@ -315,6 +315,52 @@ impl Runtime for Shell<'_> {
 
     fn refresh_blocklist(&mut self) -> Result<(), PipelineError> {
         self.p.refresh_blocklist(self.progress)
+    }
+}
+
+/// A run's sources as the driver loop's [`Jobs`]: the scheduler says
+/// whose turn it is; a turn is one step of the source's machine, then the
+/// scheduler hears what the step taught (see `Pipeline::tell_scheduler`).
+struct RunJobs<'a> {
+    jobs: &'a mut [Option<Job>],
+    sched: &'a mut Schedule<usize>,
+    reports: &'a mut [Option<SourceReport>],
+    options: RunOptions,
+    /// Whether a job's start was told to the progress.
+    started: Vec<bool>,
+}
+
+impl Jobs<Shell<'_>> for RunJobs<'_> {
+    fn next(&mut self, now: Timestamp) -> Next<usize> {
+        self.sched.next(now)
+    }
+
+    fn turn(&mut self, rt: &mut Shell<'_>, j: usize) -> Result<(), PipelineError> {
+        let Some(mut job) = self.jobs[j].take() else {
+            return Ok(());
+        };
+        if !self.started[j] {
+            self.started[j] = true;
+            rt.progress.event(Event::SourceStarted {
+                name: &job.source.name,
+            });
+        }
+        let step = rt.p.step_job(&mut job, self.options, rt.progress)?;
+        rt.p.tell_scheduler(self.sched, self.jobs);
+        match step {
+            Step::Again(t) => {
+                rt.p.queue(self.sched, j, &job, t);
+                self.jobs[j] = Some(job);
+            }
+            Step::Done(report) => {
+                rt.progress.event(Event::SourceDone {
+                    name: &report.name,
+                    status: &report.status,
+                });
+                self.reports[job.index] = Some(report);
+            }
+        }
+        Ok(())
     }
 }
 
@@ -1232,7 +1278,8 @@ impl Pipeline {
     }
 
     /// Steps the jobs in the order the scheduler gives until none is left,
-    /// sleeping when every host must wait.
+    /// sleeping when every host must wait (the driver loop's
+    /// [`driver::drive`]).
     fn drive(
         &mut self,
         jobs: &mut [Option<Job>],
@@ -1241,42 +1288,14 @@ impl Pipeline {
         options: RunOptions,
         progress: &mut dyn Progress,
     ) -> Result<(), PipelineError> {
-        let mut started_jobs = vec![false; jobs.len()];
-        loop {
-            let now = self.clock.now();
-            let j = match sched.next(now) {
-                Next::Idle => return Ok(()),
-                Next::Sleep(t) => {
-                    self.sleep_until(t, progress);
-                    continue;
-                }
-                Next::Run(j) => j,
-            };
-            let Some(mut job) = jobs[j].take() else {
-                continue;
-            };
-            if !started_jobs[j] {
-                started_jobs[j] = true;
-                progress.event(Event::SourceStarted {
-                    name: &job.source.name,
-                });
-            }
-            let step = self.step_job(&mut job, options, progress)?;
-            self.tell_scheduler(sched, jobs);
-            match step {
-                Step::Again(t) => {
-                    self.queue(sched, j, &job, t);
-                    jobs[j] = Some(job);
-                }
-                Step::Done(report) => {
-                    progress.event(Event::SourceDone {
-                        name: &report.name,
-                        status: &report.status,
-                    });
-                    reports[job.index] = Some(report);
-                }
-            }
-        }
+        let mut run = RunJobs {
+            started: vec![false; jobs.len()],
+            jobs,
+            sched,
+            reports,
+            options,
+        };
+        driver::drive(&mut Shell::new(self, progress), &mut run)
     }
 
     /// R8 and the publisher's hints: the report of a source that ran less

@@ -27,9 +27,11 @@
 //! No I/O happens here: the loop only calls the runtime, so wr-core stays
 //! sans-I/O and the loop is the same on a simulated clock as on the wire.
 //!
-//! [`step`] is one poll and at most one request, for drivers that
-//! interleave machines with a scheduler; [`finish`] steps one machine to
-//! its output, waiting through its waits.
+//! [`step`] is one poll and at most one request; [`finish`] steps one
+//! machine to its output, waiting through its waits; [`drive`] gives the
+//! machines of a run their turns in the order a scheduler says ([`Jobs`]),
+//! waiting when none is ready. The pipeline and the benches' simulation
+//! drive a run's sources with [`drive`], each with its own scheduler.
 
 use super::{Action, Ctx, Effect, Failure, Machine, Request, Response};
 use crate::time::Timestamp;
@@ -169,6 +171,41 @@ pub fn finish<R: Runtime, M: Machine>(rt: &mut R, m: &mut M) -> Result<M::Output
                 }
             }
             Step::Done(out) => return Ok(out),
+        }
+    }
+}
+
+/// What a scheduler says to do next.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Next<J> {
+    /// Give this job its turn now.
+    Run(J),
+    /// Nothing is ready; wait until this instant.
+    Sleep(Timestamp),
+    /// Nothing is left.
+    Idle,
+}
+
+/// The machines of a run and the order they take turns in (the caller's
+/// scheduler: which job goes next is an ordering choice, never a rule;
+/// every machine asks the gate itself).
+pub trait Jobs<R: Runtime> {
+    /// Which job takes its turn next, seen at `now`.
+    fn next(&mut self, now: Timestamp) -> Next<usize>;
+
+    /// Job `j`'s turn: usually one [`step`] of its machine, then queued
+    /// again or finished.
+    fn turn(&mut self, rt: &mut R, j: usize) -> Result<(), R::Error>;
+}
+
+/// Gives `jobs` their turns in the order they say, waiting while none is
+/// ready, until none is left.
+pub fn drive<R: Runtime, J: Jobs<R>>(rt: &mut R, jobs: &mut J) -> Result<(), R::Error> {
+    loop {
+        match jobs.next(rt.now()) {
+            Next::Idle => return Ok(()),
+            Next::Sleep(t) => rt.wait_until(t),
+            Next::Run(j) => jobs.turn(rt, j)?,
         }
     }
 }
@@ -336,5 +373,42 @@ mod tests {
         let mut get = Get::new("https://a.test/feed", None);
         assert_eq!(step(&mut rt, &mut get), Err("store"));
         assert_eq!(rt.calls.last().unwrap(), "answered https://a.test/feed");
+    }
+
+    /// A scheduler of made-up jobs: ready instants, turns taken.
+    struct Turns {
+        queue: Vec<(Timestamp, usize)>,
+        turns: Vec<(usize, u64)>,
+    }
+
+    impl Jobs<Log> for Turns {
+        fn next(&mut self, now: Timestamp) -> Next<usize> {
+            self.queue.sort();
+            match self.queue.first() {
+                None => Next::Idle,
+                Some(&(t, j)) if t <= now => {
+                    self.queue.remove(0);
+                    Next::Run(j)
+                }
+                Some(&(t, _)) => Next::Sleep(t),
+            }
+        }
+
+        fn turn(&mut self, rt: &mut Log, j: usize) -> Result<(), &'static str> {
+            self.turns.push((j, rt.now.0 - T0.0));
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn drive_gives_turns_in_the_schedulers_order_and_waits_when_none_is_ready() {
+        let mut rt = Log::new(Vec::new());
+        let mut jobs = Turns {
+            queue: vec![(Timestamp(T0.0 + 500), 1), (T0, 0)],
+            turns: Vec::new(),
+        };
+        drive(&mut rt, &mut jobs).unwrap();
+        assert_eq!(jobs.turns, [(0, 0), (1, 500)]);
+        assert_eq!(rt.calls, ["wait 500"]);
     }
 }
