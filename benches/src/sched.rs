@@ -6,10 +6,11 @@
 //! over a real `wr_core::gate::Gate`, driven as `Pipeline::run` drives it
 //! (one poll and at most one request per step; the job is queued with the
 //! host of its next request and that host's spacing, and after a request
-//! the scheduler hears the host's next slot). Only the network is
-//! simulated: a request takes its scenario's response time on the virtual
-//! clock and answers 200 (robots.txt with the host's Crawl-delay, the feed
-//! with an empty body). R4 spacing is the machines' own: the slot is
+//! the scheduler hears the host's next slot). Each step is the pipeline's
+//! own loop, [`wr_core::fetch::driver::step`], on a runtime whose clock is
+//! virtual and whose network is scripted: a request takes its scenario's
+//! response time on the virtual clock and answers 200 (robots.txt with the
+//! host's Crawl-delay, the feed with an empty body). R4 spacing is the machines' own: the slot is
 //! taken when the request starts and the host's last request moves to the
 //! end of the response + 1 ms.
 //!
@@ -21,18 +22,18 @@
 //! [`lower_bound`] = `max(sum of the necessary requests' response times,
 //! longest per-host chain)`, and [`check_rules`] verifies the request log.
 
+use std::convert::Infallible;
 use std::time::Duration;
 use wr_core::backoff::Backoff;
 use wr_core::blocklist::Blocklist;
 use wr_core::constants::MIN_REQUEST_INTERVAL;
-use wr_core::fetch::{
-    Action, Ctx, Machine, Response, Run, SourceEvent, SourceFetch, SourceOutcome,
-};
+use wr_core::fetch::driver::{self, Answer, Jobs, Next, Runtime, Step};
+use wr_core::fetch::{self, Ctx, Effect, Response, Run, SourceEvent, SourceFetch, SourceOutcome};
 use wr_core::gate::{Gate, GateConfig};
 use wr_core::time::Timestamp;
 use wr_core::url::Url as CoreUrl;
 use wr_feeds::config::DEFAULT_MAX_WAIT;
-use wr_feeds::schedule::{Next, Schedule};
+use wr_feeds::schedule::Schedule;
 
 /// Milliseconds on the virtual clock.
 pub type Ms = u64;
@@ -258,128 +259,199 @@ fn gate_for(sc: &Scenario) -> Gate {
     gate
 }
 
-/// Runs every source of `sc` through the real fetch machines
-/// ([`SourceFetch`] over a real [`Gate`]), driven as `Pipeline::run`
-/// drives them (one poll and at most one request per step, the scheduler
-/// told each job's next host and each host's next slot), ordered by
-/// `queue`. Only the network is simulated: a request takes its scenario's
-/// response time on the virtual clock and answers 200.
-pub fn simulate(sc: &Scenario, queue: &mut dyn Queue) -> Outcome {
-    let mut gate = gate_for(sc);
-    let mut run = Run::new(DEFAULT_MAX_WAIT, Backoff::default());
-    let mut jobs: Vec<SourceFetch> = sc
-        .sources
-        .iter()
-        .enumerate()
-        .map(|(j, s)| {
-            let base = page(s.host);
-            let feed = format!("{base}feed/{j}");
-            SourceFetch::new(&base, Some(&feed), &format!("{base}llms.txt"))
-        })
-        .collect();
-    let mut done = vec![false; sc.sources.len()];
-    let mut out = Outcome {
-        total: 0,
-        log: Vec::new(),
-        idle: 0,
-        steps: 0,
-        deferred: Vec::new(),
-    };
-    let mut now: Ms = 0;
-    let spacing = |gate: &Gate, h: usize| ms(gate.spacing(&host_name(h)));
-    for (j, s) in sc.sources.iter().enumerate() {
-        queue.push(j, now, s.host, spacing(&gate, s.host));
+/// The simulation as the runtime of the one driver loop
+/// ([`wr_core::fetch::driver`], the loop `Pipeline::run` runs): a virtual
+/// clock, a network that answers 200 after the scenario's response time,
+/// no store (the effects are already in the gate).
+struct Sim<'s> {
+    sc: &'s Scenario,
+    gate: Gate,
+    run: Run,
+    now: Ms,
+    /// The job being stepped.
+    job: usize,
+    log: Vec<Request>,
+    /// The host the step sent a request to.
+    sent_to: Option<usize>,
+    /// Time spent with nothing in flight.
+    idle: Ms,
+}
+
+impl Runtime for Sim<'_> {
+    type Error = Infallible;
+
+    fn now(&self) -> Timestamp {
+        Timestamp(self.now)
     }
-    // Far more than any order needs: a safety net against a queue that
-    // never lets a job finish.
-    let budget = 100 * (sc.sources.len() + 1) * (sc.delays.len() + 1);
-    loop {
-        let j = match queue.next(now) {
-            Pick::Idle => break,
-            Pick::Sleep(t) => {
-                assert!(t > now, "Sleep({t}) at {now}");
-                out.idle += t - now;
-                now = t;
-                continue;
-            }
-            Pick::Run(j) => j,
-        };
-        assert!(!done[j], "job {j} stepped after it finished");
-        out.steps += 1;
-        assert!(out.steps <= budget, "{}: no progress", sc.name);
-        let h = sc.sources[j].host;
-        let mut cx = Ctx {
-            gate: &mut gate,
-            run: &mut run,
-            now: Timestamp(now),
+
+    fn wait_until(&mut self, until: Timestamp) {
+        assert!(until.0 > self.now, "Sleep({}) at {}", until.0, self.now);
+        self.idle += until.0 - self.now;
+        self.now = until.0;
+    }
+
+    fn lend<T>(&mut self, at: Timestamp, f: impl FnOnce(&mut Ctx<'_>) -> T) -> T {
+        f(&mut Ctx {
+            gate: &mut self.gate,
+            run: &mut self.run,
+            now: at,
             jitter: 0.5,
+        })
+    }
+
+    fn take_effects(&mut self) -> Vec<Effect> {
+        self.run.take_effects()
+    }
+
+    fn send(&mut self, req: &fetch::Request) -> Result<Answer, Infallible> {
+        let (sc, j) = (self.sc, self.job);
+        let h = sc.sources[j].host;
+        let kind = if req.url().ends_with("/robots.txt") {
+            Kind::Robots
+        } else {
+            Kind::Target
         };
-        let again = match jobs[j].poll(&mut cx) {
-            Action::Send(req) => {
-                let kind = if req.url().ends_with("/robots.txt") {
-                    Kind::Robots
-                } else {
-                    Kind::Target
-                };
-                let r = match kind {
-                    Kind::Robots => sc.robots.as_ref().map_or(0, |r| r[h]),
-                    Kind::Target => sc.sources[j].response,
-                };
-                out.log.push(Request {
-                    source: j,
-                    host: h,
-                    kind,
-                    start: now,
-                    end: now + r,
-                });
-                now += r;
-                let response = Response {
-                    status: 200,
-                    content_type: Some(match kind {
-                        Kind::Robots => "text/plain".into(),
-                        Kind::Target => "application/rss+xml".into(),
-                    }),
-                    body: match kind {
-                        Kind::Robots => robots_body(sc, h),
-                        Kind::Target => Vec::new(),
-                    },
-                    ..Response::default()
-                };
-                let mut cx = Ctx {
-                    gate: &mut gate,
-                    run: &mut run,
-                    now: Timestamp(now),
-                    jitter: 0.5,
-                };
-                jobs[j].handle_response(&mut cx, response, None);
-                if let Some(at) = gate.next_slot(&host_name(h)) {
-                    queue.host_free_at(h, at.0);
-                }
-                match jobs[j].take_output() {
-                    Some(SourceEvent::Extract(_)) => None,
-                    Some(SourceEvent::Finished(o)) => {
-                        panic!("{}: job {j} ended with {o:?}", sc.name)
-                    }
-                    None => Some(now),
-                }
-            }
-            Action::Wait(t) => Some(t.0),
-            Action::NeedBlocklist => panic!("{}: the blocklist is fresh", sc.name),
-            Action::Done(SourceEvent::Finished(SourceOutcome::Deferred { .. })) => {
-                out.deferred.push(j);
-                None
-            }
-            Action::Done(other) => panic!("{}: job {j} ended with {other:?}", sc.name),
+        let r = match kind {
+            Kind::Robots => sc.robots.as_ref().map_or(0, |r| r[h]),
+            Kind::Target => sc.sources[j].response,
         };
-        run.take_effects();
-        match again {
-            Some(t) => queue.push(j, t, h, spacing(&gate, h)),
-            None => done[j] = true,
+        self.log.push(Request {
+            source: j,
+            host: h,
+            kind,
+            start: self.now,
+            end: self.now + r,
+        });
+        self.now += r;
+        self.sent_to = Some(h);
+        Ok(Answer::now(Ok(Response {
+            status: 200,
+            content_type: Some(match kind {
+                Kind::Robots => "text/plain".into(),
+                Kind::Target => "application/rss+xml".into(),
+            }),
+            body: match kind {
+                Kind::Robots => robots_body(sc, h),
+                Kind::Target => Vec::new(),
+            },
+            ..Response::default()
+        })))
+    }
+
+    fn persist(&mut self, _effect: Effect) -> Result<(), Infallible> {
+        Ok(())
+    }
+
+    fn refresh_blocklist(&mut self) -> Result<(), Infallible> {
+        panic!("{}: the blocklist is fresh", self.sc.name)
+    }
+}
+
+/// The sources of a scenario as the driver loop's [`Jobs`], in the order
+/// `queue` gives them turns.
+struct SimJobs<'q> {
+    queue: &'q mut dyn Queue,
+    machines: Vec<SourceFetch>,
+    done: Vec<bool>,
+    steps: usize,
+    /// Far more steps than any order needs: a safety net against a queue
+    /// that never lets a job finish.
+    budget: usize,
+    deferred: Vec<usize>,
+}
+
+impl Jobs<Sim<'_>> for SimJobs<'_> {
+    fn next(&mut self, now: Timestamp) -> Next<usize> {
+        match self.queue.next(now.0) {
+            Pick::Run(j) => Next::Run(j),
+            Pick::Sleep(t) => Next::Sleep(Timestamp(t)),
+            Pick::Idle => Next::Idle,
         }
     }
-    assert!(done.iter().all(|&d| d), "{}: a job never finished", sc.name);
-    out.total = out.log.iter().map(|r| r.end).max().unwrap_or(0);
-    out
+
+    /// One step, as `Pipeline::run` takes it: the scheduler hears the
+    /// next slot of the host just asked, and the job is queued again with
+    /// the host and spacing of its next request.
+    fn turn(&mut self, rt: &mut Sim<'_>, j: usize) -> Result<(), Infallible> {
+        let sc = rt.sc;
+        assert!(!self.done[j], "job {j} stepped after it finished");
+        self.steps += 1;
+        assert!(self.steps <= self.budget, "{}: no progress", sc.name);
+        rt.job = j;
+        let step = driver::step(rt, &mut self.machines[j])?;
+        let h = sc.sources[j].host;
+        let sent = rt.sent_to.take();
+        if let Some(at) = sent.and_then(|h| rt.gate.next_slot(&host_name(h))) {
+            self.queue.host_free_at(h, at.0);
+        }
+        match step {
+            Step::Again(t) => {
+                let spacing = ms(rt.gate.spacing(&host_name(h)));
+                self.queue.push(j, t.0, h, spacing);
+            }
+            Step::Done(SourceEvent::Extract(_)) => self.done[j] = true,
+            Step::Done(SourceEvent::Finished(SourceOutcome::Deferred { .. })) if sent.is_none() => {
+                self.deferred.push(j);
+                self.done[j] = true;
+            }
+            Step::Done(other) => panic!("{}: job {j} ended with {other:?}", sc.name),
+        }
+        Ok(())
+    }
+}
+
+/// Runs every source of `sc` through the real fetch machines
+/// ([`SourceFetch`] over a real [`Gate`]), driven by the pipeline's loop
+/// (one poll and at most one request per turn, the scheduler told each
+/// job's next host and each host's next slot), ordered by `queue`. Only
+/// the network is simulated: a request takes its scenario's response time
+/// on the virtual clock and answers 200.
+pub fn simulate(sc: &Scenario, queue: &mut dyn Queue) -> Outcome {
+    let mut rt = Sim {
+        sc,
+        gate: gate_for(sc),
+        run: Run::new(DEFAULT_MAX_WAIT, Backoff::default()),
+        now: 0,
+        job: 0,
+        log: Vec::new(),
+        sent_to: None,
+        idle: 0,
+    };
+    for (j, s) in sc.sources.iter().enumerate() {
+        queue.push(j, 0, s.host, ms(rt.gate.spacing(&host_name(s.host))));
+    }
+    let mut jobs = SimJobs {
+        queue,
+        machines: sc
+            .sources
+            .iter()
+            .enumerate()
+            .map(|(j, s)| {
+                let base = page(s.host);
+                let feed = format!("{base}feed/{j}");
+                SourceFetch::new(&base, Some(&feed), &format!("{base}llms.txt"))
+            })
+            .collect(),
+        done: vec![false; sc.sources.len()],
+        steps: 0,
+        budget: 100 * (sc.sources.len() + 1) * (sc.delays.len() + 1),
+        deferred: Vec::new(),
+    };
+    if let Err(never) = driver::drive(&mut rt, &mut jobs) {
+        match never {}
+    }
+    assert!(
+        jobs.done.iter().all(|&d| d),
+        "{}: a job never finished",
+        sc.name
+    );
+    Outcome {
+        total: rt.log.iter().map(|r| r.end).max().unwrap_or(0),
+        log: rt.log,
+        idle: rt.idle,
+        steps: jobs.steps,
+        deferred: jobs.deferred,
+    }
 }
 
 /// `max(sum of response times, longest per-host chain)` over the necessary

@@ -5,12 +5,13 @@
 use std::time::Duration;
 use wr_core::backoff::Backoff;
 use wr_core::blocklist::{BlockedDomain, Blocklist};
+use wr_core::fetch::driver::{self, Answer, Runtime};
 use wr_core::fetch::{
-    Action, BlocklistRefresh, BodyLimit, Ctx, Effect, Failure, FailureKind, Get, GetOutcome,
-    Machine, Parser, RefreshEvent, Refreshed, Request, Response, Run, SourceEvent, SourceFetch,
-    SourceOutcome, Stage, Stored,
+    Action, BlocklistRefresh, BodyLimit, Check, Checked, Ctx, Effect, Failure, FailureKind, Get,
+    GetOutcome, Machine, Parser, RefreshEvent, Refreshed, Request, Response, Run, SourceEvent,
+    SourceFetch, SourceOutcome, Stage, Stored,
 };
-use wr_core::gate::{Gate, GateConfig, WaitReason};
+use wr_core::gate::{Decision, Gate, GateConfig, WaitReason};
 use wr_core::time::Timestamp;
 
 const T0: Timestamp = Timestamp(1_700_000_000_000);
@@ -48,14 +49,102 @@ fn with(status: u16, f: impl FnOnce(&mut Response)) -> Response {
 /// What a test server would answer, by URL.
 type Server<'a> = dyn FnMut(&Request) -> Result<Response, Failure> + 'a;
 
-/// Drives `m` to its output like the feeds driver does (advancing a fake
-/// clock instead of sleeping), recording every request sent.
+/// What the machines of one test share, and what they did: driven by the
+/// same loop as the feeds pipeline ([`driver::finish`]) on a fake clock
+/// that jumps instead of sleeping, recording every request sent and every
+/// effect.
 struct Harness {
     gate: Gate,
     run: Run,
     now: Timestamp,
     sent: Vec<(Timestamp, String)>,
     effects: Vec<Effect>,
+    /// What a blocklist document the operator serves validates to, when
+    /// the test lets the machines ask for one (a `NeedBlocklist` then runs
+    /// a [`BlocklistRefresh`] through the same loop, as the pipeline does).
+    operator_list: Option<Blocklist>,
+    /// How each of those refreshes ended.
+    refreshed: Vec<Refreshed>,
+}
+
+/// A [`Harness`] answering from a test server: an exchange takes 20 ms.
+struct Scripted<'h, 's> {
+    h: &'h mut Harness,
+    server: &'s mut Server<'s>,
+    /// Polls left before the machine is called stuck.
+    budget: u32,
+}
+
+impl Runtime for Scripted<'_, '_> {
+    type Error = std::convert::Infallible;
+
+    fn now(&self) -> Timestamp {
+        self.h.now
+    }
+
+    fn wait_until(&mut self, until: Timestamp) {
+        self.h.now = until;
+    }
+
+    fn lend<T>(&mut self, at: Timestamp, f: impl FnOnce(&mut Ctx<'_>) -> T) -> T {
+        f(&mut Ctx {
+            gate: &mut self.h.gate,
+            run: &mut self.h.run,
+            now: at,
+            jitter: 0.5,
+        })
+    }
+
+    fn take_effects(&mut self) -> Vec<Effect> {
+        self.h.run.take_effects()
+    }
+
+    fn poll<M: Machine>(&mut self, m: &mut M) -> Result<Action<M::Output>, Self::Error> {
+        self.budget = self
+            .budget
+            .checked_sub(1)
+            .expect("the machine never finished");
+        let action = self.lend(self.h.now, |cx| m.poll(cx));
+        if let Action::Wait(t) = &action {
+            assert!(*t >= self.h.now, "a wait into the past");
+        }
+        Ok(action)
+    }
+
+    fn send(&mut self, req: &Request) -> Result<Answer, Self::Error> {
+        self.h.sent.push((self.h.now, req.url().to_string()));
+        self.h.now = self.h.now.saturating_add(Duration::from_millis(20));
+        Ok(Answer::now((self.server)(req)))
+    }
+
+    fn persist(&mut self, effect: Effect) -> Result<(), Self::Error> {
+        self.h.effects.push(effect);
+        Ok(())
+    }
+
+    fn refresh_blocklist(&mut self) -> Result<(), Self::Error> {
+        let list = self
+            .h
+            .operator_list
+            .clone()
+            .expect("the test gate has a blocklist");
+        let mut m = BlocklistRefresh::new(
+            "https://wal.sh/.well-known/walsh-research/blocklist.json",
+            Stored::Nothing,
+        );
+        loop {
+            match driver::finish(self, &mut m)? {
+                RefreshEvent::Finished(r) => {
+                    self.h.refreshed.push(r);
+                    return Ok(());
+                }
+                RefreshEvent::Validate { .. } => {
+                    let now = self.h.now;
+                    self.lend(now, |cx| m.validated(cx, Ok(list.clone())));
+                }
+            }
+        }
+    }
 }
 
 impl Harness {
@@ -66,6 +155,8 @@ impl Harness {
             now: T0,
             sent: Vec::new(),
             effects: Vec::new(),
+            operator_list: None,
+            refreshed: Vec::new(),
         }
     }
 
@@ -78,32 +169,16 @@ impl Harness {
         }
     }
 
-    fn drive<M: Machine>(&mut self, m: &mut M, server: &mut Server<'_>) -> M::Output {
-        for _ in 0..1000 {
-            let action = m.poll(&mut self.cx());
-            self.effects.extend(self.run.take_effects());
-            match action {
-                Action::Send(req) => {
-                    self.sent.push((self.now, req.url().to_string()));
-                    self.now = self.now.saturating_add(Duration::from_millis(20));
-                    match server(&req) {
-                        Ok(r) => m.handle_response(&mut self.cx(), r, None),
-                        Err(f) => m.handle_failure(&mut self.cx(), f),
-                    }
-                    self.effects.extend(self.run.take_effects());
-                    if let Some(out) = m.take_output() {
-                        return out;
-                    }
-                }
-                Action::Wait(t) => {
-                    assert!(t >= self.now, "a wait into the past");
-                    self.now = t;
-                }
-                Action::NeedBlocklist => panic!("the test gate has a blocklist"),
-                Action::Done(out) => return out,
-            }
+    fn drive<'s, M: Machine>(&mut self, m: &mut M, server: &'s mut Server<'s>) -> M::Output {
+        let mut rt = Scripted {
+            h: self,
+            server,
+            budget: 1000,
+        };
+        match driver::finish(&mut rt, m) {
+            Ok(out) => out,
+            Err(never) => match never {},
         }
-        panic!("the machine never finished");
     }
 
     fn urls(&self) -> Vec<&str> {
@@ -547,6 +622,7 @@ fn a_zero_refresh_is_read_as_the_floor_and_the_targets_go() {
         operator_base: OPERATOR.into(),
         ..GateConfig::default()
     }));
+    h.operator_list = Some(list_refreshed("PT0S"));
     let mut server = robots_404_then(|_r: &Request| Ok(resp(200)));
     let mut outcomes = Vec::new();
     for url in [
@@ -555,30 +631,7 @@ fn a_zero_refresh_is_read_as_the_floor_and_the_targets_go() {
         "https://b.test/1",
         "https://blocked.test/1",
     ] {
-        let mut get = Get::new(url, None);
-        let out = loop {
-            let action = get.poll(&mut h.cx());
-            h.effects.extend(h.run.take_effects());
-            match action {
-                Action::NeedBlocklist => {
-                    let r =
-                        refresh_to(&mut h, Stored::Nothing, &mut server, list_refreshed("PT0S"));
-                    assert_eq!(r, Refreshed::Fresh { entries: 1 });
-                }
-                Action::Send(req) => {
-                    h.sent.push((h.now, req.url().to_string()));
-                    h.now = h.now.saturating_add(Duration::from_millis(20));
-                    get.handle_response(&mut h.cx(), server(&req).unwrap(), None);
-                    h.effects.extend(h.run.take_effects());
-                    if let Some(out) = get.take_output() {
-                        break out;
-                    }
-                }
-                Action::Wait(t) => h.now = t,
-                Action::Done(out) => break out,
-            }
-            assert!(h.sent.len() < 50, "a livelock: {:?}", h.urls());
-        };
+        let out = h.drive(&mut Get::new(url, None), &mut server);
         outcomes.push(out);
     }
     let blocklist_gets = h
@@ -588,6 +641,7 @@ fn a_zero_refresh_is_read_as_the_floor_and_the_targets_go() {
         .count();
     assert_eq!(blocklist_gets, 1, "{:?}", h.urls());
     assert_eq!(h.run.blocklist_requests(), 1);
+    assert_eq!(h.refreshed, [Refreshed::Fresh { entries: 1 }]);
     assert!(h.urls().contains(&"https://a.test/2"), "{:?}", h.urls());
     assert!(h.urls().contains(&"https://b.test/1"), "{:?}", h.urls());
     assert!(
@@ -779,4 +833,111 @@ fn a_retry_after_holds_at_least_as_long_as_asked_whatever_the_millisecond() {
     // start before end + 2 s + 1 ms.
     let (first, retry) = (h.sent[1].0, h.sent[2].0);
     assert!(retry.0 > first.0 + 20 + 2_000, "{} -> {}", first.0, retry.0);
+}
+
+/// `check` is a machine driven by the same loop: it fetches the origin's
+/// robots.txt once (never the URL itself), then the gate's decision at the
+/// instant it names is the answer.
+#[test]
+fn a_check_fetches_robots_txt_once_and_never_the_url() {
+    let mut h = Harness::new(gate_with(&[]));
+    let mut server = |r: &Request| {
+        assert!(r.url().ends_with("/robots.txt"), "{} sent", r.url());
+        Ok(with(200, |x| {
+            x.body = b"User-agent: *\nDisallow: /private\n".to_vec()
+        }))
+    };
+    let out = h.drive(&mut Check::new("https://a.test/private/x"), &mut server);
+    assert_eq!(h.urls(), ["https://a.test/robots.txt"]);
+    let Checked::Decided { at } = out else {
+        panic!("{out:?}")
+    };
+    assert_eq!(at, h.now);
+    assert!(matches!(
+        h.gate.check("https://a.test/private/x", at),
+        Decision::DenyRobots(_)
+    ));
+    // What was learnt is kept for the store, as a run keeps it.
+    assert!(h
+        .effects
+        .iter()
+        .any(|e| matches!(e, Effect::Robots { status: 200, .. })));
+}
+
+/// An unreachable robots.txt is asked for once: the check then answers
+/// with the gate's deferral rather than asking again.
+#[test]
+fn a_check_whose_robots_txt_fails_asks_once_and_answers_with_the_deferral() {
+    let mut h = Harness::new(gate_with(&[]));
+    let mut server = |_r: &Request| Ok(resp(503));
+    let out = h.drive(&mut Check::new("https://a.test/feed"), &mut server);
+    assert_eq!(h.urls(), ["https://a.test/robots.txt"]);
+    let Checked::Decided { at } = out else {
+        panic!("{out:?}")
+    };
+    assert!(matches!(
+        h.gate.check("https://a.test/feed", at),
+        Decision::Deferred { .. }
+    ));
+}
+
+/// A blocked host is answered by R3 before any robots.txt: nothing sent.
+#[test]
+fn a_check_of_a_blocked_host_sends_nothing() {
+    let mut h = Harness::new(gate_with(&["blocked.test"]));
+    let mut server = |r: &Request| panic!("{} sent", r.url());
+    let out = h.drive(&mut Check::new("https://blocked.test/"), &mut server);
+    assert!(h.sent.is_empty());
+    let Checked::Decided { at } = out else {
+        panic!("{out:?}")
+    };
+    assert!(matches!(
+        h.gate.check("https://blocked.test/", at),
+        Decision::DenyBlocklist(_)
+    ));
+}
+
+/// A check with no blocklist yet runs R12's refresh through the loop
+/// first, then judges the URL under the list it got.
+#[test]
+fn a_check_without_a_blocklist_refreshes_it_first() {
+    let mut h = Harness::new(Gate::new(GateConfig {
+        operator_base: OPERATOR.into(),
+        ..GateConfig::default()
+    }));
+    h.operator_list = Some(list_refreshed("P1D"));
+    let mut server = |_r: &Request| Ok(resp(200));
+    let out = h.drive(&mut Check::new("https://blocked.test/x"), &mut server);
+    assert_eq!(h.refreshed, [Refreshed::Fresh { entries: 1 }]);
+    assert_eq!(
+        h.urls(),
+        ["https://wal.sh/.well-known/walsh-research/blocklist.json"]
+    );
+    let Checked::Decided { at } = out else {
+        panic!("{out:?}")
+    };
+    assert!(matches!(
+        h.gate.check("https://blocked.test/x", at),
+        Decision::DenyBlocklist(_)
+    ));
+}
+
+/// A robots.txt host held past the run's patience: the check ends with
+/// that deferral, without waiting and without a request.
+#[test]
+fn a_check_whose_robots_host_is_held_past_patience_is_deferred() {
+    let mut h = Harness::new(gate_with(&[]));
+    h.gate.hold_host(
+        &wr_core::gate::HostKey::from_stored("a.test"),
+        T0.saturating_add(Duration::from_secs(3600)),
+        WaitReason::RetryAfter,
+    );
+    let mut server = |r: &Request| panic!("{} sent", r.url());
+    let out = h.drive(&mut Check::new("https://a.test/feed"), &mut server);
+    assert!(h.sent.is_empty());
+    assert_eq!(h.now, T0, "no wait");
+    assert!(
+        matches!(&out, Checked::RobotsDeferred(d) if d.url == "https://a.test/robots.txt"),
+        "{out:?}"
+    );
 }

@@ -18,8 +18,10 @@ use std::collections::HashMap;
 use std::time::Duration;
 use wr_core::backoff::Backoff;
 use wr_core::blocklist::{BlockedDomain, Blocklist};
+use wr_core::fetch::driver::{self, Answer as DriverAnswer, Runtime};
 use wr_core::fetch::{
-    Action, BodyLimit, Ctx, Failure, FailureKind, Get, GetOutcome, Machine, Response, Run,
+    Action, BodyLimit, Ctx, Effect, Failure, FailureKind, Get, GetOutcome, Machine, Request,
+    Response, Run,
 };
 use wr_core::gate::{Gate, GateConfig};
 use wr_core::robots::Policy;
@@ -96,6 +98,174 @@ fn path_of(url: &str) -> &str {
     rest.find('/').map_or("/", |i| &rest[i..])
 }
 
+/// The generated web as the runtime of the driver loop the pipeline runs
+/// ([`driver::finish`]): a virtual clock, exchanges of 20 ms, answers from
+/// the generated script. Every request is checked as it is sent; a broken
+/// rule stops the loop with the loop's error.
+struct Web<'a> {
+    gate: Gate,
+    run: Run,
+    now: Timestamp,
+    robots: &'a [RobotsAnswer],
+    answers: std::iter::Cycle<std::slice::Iter<'a, Answer>>,
+    /// Per host: when its last request ended.
+    ended: HashMap<String, Timestamp>,
+    /// Per origin: the rules it answered with, if any.
+    rules: HashMap<String, Policy>,
+    robots_asked: Vec<String>,
+    targets: usize,
+    /// Polls left before the GET is called endless.
+    polls: u32,
+}
+
+impl Web<'_> {
+    /// R2, R3 and R4 for `req`, about to be sent now.
+    fn judge(&mut self, req: &Request) -> Result<(), String> {
+        let url = req.url();
+        let host = host_of(url).to_string();
+        if host == "blocked.test" {
+            return Err(format!("R3: sent {url}"));
+        }
+        if let Some(last) = self.ended.get(&host) {
+            if self.now.0 < last.0 + 1000 {
+                return Err(format!("R4: {url} at {} after {}", self.now.0, last.0));
+            }
+        }
+        if req.limit == BodyLimit::Robots {
+            self.robots_asked.push(host);
+            return Ok(());
+        }
+        self.targets += 1;
+        if !self.robots_asked.contains(&host) {
+            return Err(format!("R2: {url} before its robots.txt"));
+        }
+        match self.rules.get(&host) {
+            Some(p) if !p.check(path_of(url)).allowed => Err(format!("R2: sent {url}")),
+            _ => Ok(()),
+        }
+    }
+
+    fn robots_reply(&mut self, host: &str) -> Result<Response, Failure> {
+        let h = HOSTS.iter().position(|&x| x == host).unwrap_or(0);
+        match self.robots[h] {
+            RobotsAnswer::Rules => {
+                self.rules
+                    .insert(host.to_string(), Policy::parse(ROBOTS, "Walsh-Research"));
+                Ok(Response {
+                    status: 200,
+                    body: ROBOTS.to_vec(),
+                    ..Response::default()
+                })
+            }
+            RobotsAnswer::NotFound => Ok(Response {
+                status: 404,
+                ..Response::default()
+            }),
+            RobotsAnswer::ServerError => Ok(Response {
+                status: 500,
+                ..Response::default()
+            }),
+            RobotsAnswer::Fails => Err(Failure {
+                kind: FailureKind::Network,
+                reason: "reset".into(),
+            }),
+            RobotsAnswer::RedirectToB => Ok(Response {
+                status: 301,
+                location: Some("https://b.test/robots.txt".into()),
+                ..Response::default()
+            }),
+        }
+    }
+
+    fn target_reply(&mut self) -> Result<Response, Failure> {
+        match *self.answers.next().unwrap() {
+            Answer::Ok => Ok(Response {
+                status: 200,
+                ..Response::default()
+            }),
+            Answer::Redirect { host, path } => Ok(Response {
+                status: 302,
+                location: Some(format!("https://{}{}", HOSTS[host], PATHS[path])),
+                ..Response::default()
+            }),
+            Answer::Unavailable { retry_after } => Ok(Response {
+                status: 503,
+                retry_after: retry_after.map(|s| s.to_string()),
+                ..Response::default()
+            }),
+            Answer::TimedOut => Err(Failure {
+                kind: FailureKind::TimedOut,
+                reason: "timed out".into(),
+            }),
+            Answer::Network => Err(Failure {
+                kind: FailureKind::Network,
+                reason: "reset".into(),
+            }),
+            Answer::Local => Err(Failure {
+                kind: FailureKind::Local,
+                reason: "uri too long".into(),
+            }),
+        }
+    }
+}
+
+impl Runtime for Web<'_> {
+    type Error = String;
+
+    fn now(&self) -> Timestamp {
+        self.now
+    }
+
+    fn wait_until(&mut self, until: Timestamp) {
+        self.now = until;
+    }
+
+    fn lend<T>(&mut self, at: Timestamp, f: impl FnOnce(&mut Ctx<'_>) -> T) -> T {
+        f(&mut Ctx {
+            gate: &mut self.gate,
+            run: &mut self.run,
+            now: at,
+            jitter: 0.5,
+        })
+    }
+
+    fn take_effects(&mut self) -> Vec<Effect> {
+        self.run.take_effects()
+    }
+
+    fn poll<M: Machine>(&mut self, m: &mut M) -> Result<Action<M::Output>, String> {
+        self.polls = self.polls.checked_sub(1).ok_or("the GET never ended")?;
+        let now = self.now;
+        let action = self.lend(now, |cx| m.poll(cx));
+        match action {
+            Action::Wait(t) if t < now => Err(format!("a wait into the past: {t:?}")),
+            Action::NeedBlocklist => Err("NeedBlocklist with a fresh list".into()),
+            a => Ok(a),
+        }
+    }
+
+    fn send(&mut self, req: &Request) -> Result<DriverAnswer, String> {
+        self.judge(req)?;
+        let host = host_of(req.url()).to_string();
+        // The exchange takes 20 ms.
+        self.now = self.now.saturating_add(Duration::from_millis(20));
+        self.ended.insert(host.clone(), self.now);
+        let reply = match req.limit {
+            BodyLimit::Robots => self.robots_reply(&host),
+            BodyLimit::Document => self.target_reply(),
+        };
+        Ok(DriverAnswer::now(reply))
+    }
+
+    fn persist(&mut self, _effect: Effect) -> Result<(), String> {
+        Ok(())
+    }
+
+    fn refresh_blocklist(&mut self) -> Result<(), String> {
+        Err("NeedBlocklist with a fresh list".into())
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
 
@@ -116,93 +286,24 @@ proptest! {
         )
         .unwrap();
         gate.blocklist_adopted(list, t0);
-        let mut run = Run::new(Duration::from_secs(patience_s), Backoff::default());
         let start = format!("https://{}{}", HOSTS[start_host], PATHS[start_path]);
-        let mut get = Get::new(&start, None);
-        let mut now = t0;
-        let mut next_answer = answers.iter().cycle();
-        // Per host: when its last request ended; per origin: the rules it
-        // answered with, if any.
-        let mut ended: HashMap<String, Timestamp> = HashMap::new();
-        let mut rules: HashMap<String, Policy> = HashMap::new();
-        let mut robots_asked: Vec<String> = Vec::new();
-        let mut targets = 0;
-        let mut outcome = None;
-        for _ in 0..500 {
-            let mut cx = Ctx { gate: &mut gate, run: &mut run, now, jitter: 0.5 };
-            let action = get.poll(&mut cx);
-            let req = match action {
-                Action::Done(o) => { outcome = Some(o); break; }
-                Action::Wait(t) => { prop_assert!(t >= now); now = t; continue; }
-                Action::NeedBlocklist => return Err(TestCaseError::fail("NeedBlocklist with a fresh list")),
-                Action::Send(req) => req,
-            };
-            let url = req.url().to_string();
-            let host = host_of(&url).to_string();
-            prop_assert!(host != "blocked.test", "R3: sent {url}");
-            if let Some(last) = ended.get(&host) {
-                prop_assert!(now.0 >= last.0 + 1000, "R4: {url} at {} after {}", now.0, last.0);
-            }
-            let is_robots = req.limit == BodyLimit::Robots;
-            if is_robots {
-                robots_asked.push(host.clone());
-            } else {
-                targets += 1;
-                prop_assert!(robots_asked.contains(&host), "R2: {url} before its robots.txt");
-                if let Some(p) = rules.get(&host) {
-                    prop_assert!(p.check(path_of(&url)).allowed, "R2: sent {url}");
-                }
-            }
-            // The exchange takes 20 ms.
-            now = now.saturating_add(Duration::from_millis(20));
-            ended.insert(host.clone(), now);
-            let mut cx = Ctx { gate: &mut gate, run: &mut run, now, jitter: 0.5 };
-            let h = HOSTS.iter().position(|&x| x == host).unwrap_or(0);
-            let reply: Result<Response, Failure> = if is_robots {
-                match robots[h] {
-                    RobotsAnswer::Rules => {
-                        rules.insert(host.clone(), Policy::parse(ROBOTS, "Walsh-Research"));
-                        Ok(Response { status: 200, body: ROBOTS.to_vec(), ..Response::default() })
-                    }
-                    RobotsAnswer::NotFound => Ok(Response { status: 404, ..Response::default() }),
-                    RobotsAnswer::ServerError => Ok(Response { status: 500, ..Response::default() }),
-                    RobotsAnswer::Fails => Err(Failure { kind: FailureKind::Network, reason: "reset".into() }),
-                    RobotsAnswer::RedirectToB => Ok(Response {
-                        status: 301,
-                        location: Some("https://b.test/robots.txt".into()),
-                        ..Response::default()
-                    }),
-                }
-            } else {
-                match *next_answer.next().unwrap() {
-                    Answer::Ok => Ok(Response { status: 200, ..Response::default() }),
-                    Answer::Redirect { host, path } => Ok(Response {
-                        status: 302,
-                        location: Some(format!("https://{}{}", HOSTS[host], PATHS[path])),
-                        ..Response::default()
-                    }),
-                    Answer::Unavailable { retry_after } => Ok(Response {
-                        status: 503,
-                        retry_after: retry_after.map(|s| s.to_string()),
-                        ..Response::default()
-                    }),
-                    Answer::TimedOut => Err(Failure { kind: FailureKind::TimedOut, reason: "timed out".into() }),
-                    Answer::Network => Err(Failure { kind: FailureKind::Network, reason: "reset".into() }),
-                    Answer::Local => Err(Failure { kind: FailureKind::Local, reason: "uri too long".into() }),
-                }
-            };
-            match reply {
-                Ok(r) => get.handle_response(&mut cx, r, None),
-                Err(f) => get.handle_failure(&mut cx, f),
-            }
-            if let Some(o) = get.take_output() {
-                outcome = Some(o);
-                break;
-            }
-        }
-        prop_assert!(outcome.is_some(), "the GET never ended");
+        let mut web = Web {
+            gate,
+            run: Run::new(Duration::from_secs(patience_s), Backoff::default()),
+            now: t0,
+            robots: &robots,
+            answers: answers.iter().cycle(),
+            ended: HashMap::new(),
+            rules: HashMap::new(),
+            robots_asked: Vec::new(),
+            targets: 0,
+            polls: 500,
+        };
+        let outcome = driver::finish(&mut web, &mut Get::new(&start, None))
+            .map_err(TestCaseError::fail)?;
+        let targets = web.targets;
         prop_assert!(targets <= 1 + 5 + 5, "{targets} target requests");
-        if let Some(GetOutcome::Response { url, .. }) = &outcome {
+        if let GetOutcome::Response { url, .. } = &outcome {
             prop_assert!(host_of(url) != "blocked.test");
         }
     }

@@ -10,6 +10,13 @@
 //! effects, extracts items from the bodies handed out, and validates the
 //! blocklist document against its schema.
 //!
+//! The loop that does this is not written here: it is
+//! [`wr_core::fetch::driver`], the same loop the benches' simulation and
+//! the core tests run on a virtual clock. The pipeline is its runtime
+//! (`Shell`): the system clock, the HTTP client and the fleet's cache as
+//! the transport, SQLite and the fleet as the store. `check` is a machine
+//! too ([`Check`]), driven by that loop.
+//!
 //! Each source is a [`SourceFetch`]; the machines of a run are interleaved
 //! by [`crate::schedule`] so a request to a ready host goes while another
 //! host must wait. Requests are strictly serial (one thread, one request
@@ -48,7 +55,7 @@ use crate::report::{
     BlocklistState, CheckReport, Event, FetchError, Fetched, Method, Progress, RunReport,
     SignalReport, SourceReport, SourceStatus,
 };
-use crate::schedule::{Next, Schedule};
+use crate::schedule::Schedule;
 use crate::store::{BlocklistRow, HoldCause, HostRow, RobotsRow, Store, StoreError, Validators};
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -56,9 +63,10 @@ use std::sync::Arc;
 use std::time::Duration;
 use wr_core::blocklist::{BlockedDomain, Blocklist};
 use wr_core::constants::{BLOCKLIST_PATH, BLOCKLIST_SCHEMA_PATH, SCHEMA_TTL};
+use wr_core::fetch::driver::{self, Answer, Jobs, Next, Runtime, Step};
 use wr_core::fetch::{
-    self, Action, BlocklistRefresh, Ctx, Effect, Extract, Get, GetOutcome, Machine, OperatorGet,
-    Parser, RefreshEvent, Refreshed, RobotsFetch, Run, SourceEvent, SourceFetch, SourceOutcome,
+    self, Action, BlocklistRefresh, Check, Checked, Ctx, Effect, Extract, Get, GetOutcome, Machine,
+    OperatorGet, Parser, RefreshEvent, Refreshed, Run, SourceEvent, SourceFetch, SourceOutcome,
     Stage, Stored,
 };
 use wr_core::gate::{host_key, Decision, Gate, GateConfig, HostKey, WaitReason};
@@ -134,11 +142,6 @@ pub enum PipelineError {
     /// is deferred.
     #[error("{0}")]
     Fleet(#[from] FleetError),
-}
-
-enum Step<T> {
-    Again(Timestamp),
-    Done(T),
 }
 
 struct Job {
@@ -250,6 +253,115 @@ fn origin_base(url: &str) -> Option<String> {
         Some(p) => format!("{}://{host}:{p}", u.scheme.to_ascii_lowercase()),
         None => format!("{}://{host}", u.scheme.to_ascii_lowercase()),
     })
+}
+
+/// The pipeline as the runtime of the one driver loop
+/// ([`wr_core::fetch::driver`]): the system clock with real sleeps, the
+/// HTTP client (and the fleet's cache) as the transport, SQLite (and the
+/// fleet's holds) as the store, each host's slot taken around a poll.
+struct Shell<'a> {
+    p: &'a mut Pipeline,
+    progress: &'a mut dyn Progress,
+    /// The coordinator was lost while the answer being handled was kept
+    /// for the fleet: remembered once the answer is handled.
+    lost: Option<FleetError>,
+}
+
+impl<'a> Shell<'a> {
+    fn new(p: &'a mut Pipeline, progress: &'a mut dyn Progress) -> Shell<'a> {
+        Shell {
+            p,
+            progress,
+            lost: None,
+        }
+    }
+}
+
+impl Runtime for Shell<'_> {
+    type Error = PipelineError;
+
+    fn now(&self) -> Timestamp {
+        self.p.clock.now()
+    }
+
+    fn wait_until(&mut self, until: Timestamp) {
+        self.p.sleep_until(until, self.progress);
+    }
+
+    fn lend<T>(&mut self, at: Timestamp, f: impl FnOnce(&mut Ctx<'_>) -> T) -> T {
+        self.p.with_cx_at(at, f)
+    }
+
+    fn take_effects(&mut self) -> Vec<Effect> {
+        self.p.run.take_effects()
+    }
+
+    fn poll<M: Machine>(&mut self, m: &mut M) -> Result<Action<M::Output>, PipelineError> {
+        self.p.poll(m)
+    }
+
+    fn send(&mut self, req: &fetch::Request) -> Result<Answer, PipelineError> {
+        self.p.send(req, &mut self.lost, self.progress)
+    }
+
+    fn answered(&mut self, req: &fetch::Request) -> Result<(), PipelineError> {
+        self.p.answered(req, self.lost.take());
+        Ok(())
+    }
+
+    fn persist(&mut self, effect: Effect) -> Result<(), PipelineError> {
+        self.p.persist(effect, self.progress)
+    }
+
+    fn refresh_blocklist(&mut self) -> Result<(), PipelineError> {
+        self.p.refresh_blocklist(self.progress)
+    }
+}
+
+/// A run's sources as the driver loop's [`Jobs`]: the scheduler says
+/// whose turn it is; a turn is one step of the source's machine, then the
+/// scheduler hears what the step taught (see `Pipeline::tell_scheduler`).
+struct RunJobs<'a> {
+    jobs: &'a mut [Option<Job>],
+    sched: &'a mut Schedule<usize>,
+    reports: &'a mut [Option<SourceReport>],
+    options: RunOptions,
+    /// Whether a job's start was told to the progress.
+    started: Vec<bool>,
+}
+
+impl Jobs<Shell<'_>> for RunJobs<'_> {
+    fn next(&mut self, now: Timestamp) -> Next<usize> {
+        self.sched.next(now)
+    }
+
+    fn turn(&mut self, rt: &mut Shell<'_>, j: usize) -> Result<(), PipelineError> {
+        let Some(mut job) = self.jobs[j].take() else {
+            return Ok(());
+        };
+        if !self.started[j] {
+            self.started[j] = true;
+            rt.progress.event(Event::SourceStarted {
+                name: &job.source.name,
+            });
+        }
+        let step = rt.p.step_job(&mut job, self.options, rt.progress)?;
+        rt.p.tell_scheduler(self.sched, self.jobs);
+        match step {
+            Step::Again(t) => {
+                rt.p.queue(self.sched, j, &job, t);
+                self.jobs[j] = Some(job);
+            }
+            Step::Done(report) => {
+                rt.progress.event(Event::SourceDone {
+                    name: &report.name,
+                    status: &report.status,
+                });
+                self.reports[job.index] = Some(report);
+            }
+        }
+        Ok(())
+    }
 }
 
 impl Pipeline {
@@ -474,11 +586,7 @@ impl Pipeline {
     /// (another process may have used it), and persists the slot it takes
     /// (R4a). With a coordinator, the fleet's slot is taken first (see
     /// [`Pipeline::fleet_acquire`]) and given back if no request follows.
-    fn poll<M: Machine>(
-        &mut self,
-        m: &mut M,
-        progress: &mut dyn Progress,
-    ) -> Result<Action<M::Output>, PipelineError> {
+    fn poll<M: Machine>(&mut self, m: &mut M) -> Result<Action<M::Output>, PipelineError> {
         let action = match m.next_host() {
             Some(host) => {
                 let leased = self.fleet_acquire(&host)?;
@@ -512,21 +620,19 @@ impl Pipeline {
             }
             None => self.with_cx(|cx| m.poll(cx)),
         };
-        self.apply_effects(progress)?;
         Ok(action)
     }
 
-    /// With a coordinator, before a request is sent: whether the fleet
-    /// has answered it already, and `m` been told: the fleet's slot went
+    /// With a coordinator, before a request is sent: the fleet's answer
+    /// instead of one from the wire, if it has one: the fleet's slot went
     /// to another machine meanwhile, or an answer another machine fetched
     /// in the last hour is handed over instead of a second request.
-    fn fleet_answered<M: Machine>(
+    fn fleet_answered(
         &mut self,
-        m: &mut M,
         req: &fetch::Request,
         host: &str,
         progress: &mut dyn Progress,
-    ) -> Result<bool, PipelineError> {
+    ) -> Result<Option<Answer>, PipelineError> {
         let url = req.url().to_string();
         let accept = req.accept.unwrap_or("");
         if self.leased.as_deref() != Some(host) && !self.fleet_catch_up(host, progress)? {
@@ -541,9 +647,7 @@ impl Pipeline {
                     "{url}: not sent: the fleet's slot for {host} was taken meanwhile (R4a)"
                 ),
             };
-            self.with_cx(|cx| m.handle_failure(cx, failure));
-            self.apply_effects(progress)?;
-            return Ok(true);
+            return Ok(Some(Answer::now(Err(failure))));
         }
         let cached = match self.fleet.as_mut().map(|f| f.cached(&url, accept)) {
             Some(Err(e)) => return Err(self.fleet_failed(e)),
@@ -551,43 +655,48 @@ impl Pipeline {
             None => None,
         };
         let Some((resp, age)) = cached else {
-            return Ok(false);
+            return Ok(None);
         };
         self.fleet_unused(host)?;
+        // Told at the instant it was fetched: a robots.txt or blocklist
+        // served from the fleet's cache is as old as it is.
         let fetched = Timestamp(self.clock.now().0.saturating_sub(ms_of(age)));
-        let too_large = matches!(req.limit, fetch::BodyLimit::Document)
-            && resp.body.len() as u64 > self.config.max_body;
         let limit = self.config.max_body;
-        self.with_cx_at(fetched, |cx| match too_large {
-            false => m.handle_response(cx, resp, None),
-            true => m.handle_failure(
-                cx,
-                fetch::Failure {
-                    kind: fetch::FailureKind::TooLarge { limit },
-                    reason: format!("{url}: larger than {limit} bytes"),
-                },
-            ),
-        });
-        self.apply_effects(progress)?;
-        Ok(true)
+        let too_large =
+            matches!(req.limit, fetch::BodyLimit::Document) && resp.body.len() as u64 > limit;
+        let result = match too_large {
+            false => Ok(resp),
+            true => Err(fetch::Failure {
+                kind: fetch::FailureKind::TooLarge { limit },
+                reason: format!("{url}: larger than {limit} bytes"),
+            }),
+        };
+        Ok(Some(Answer {
+            result,
+            sent_kind: None,
+            at: Some(fetched),
+        }))
     }
 
-    /// Sends what `m` asked for under its permit and tells it what came
-    /// back. With a coordinator: only under the fleet's lease for the
-    /// host; an answer another machine fetched in the last hour is handed
-    /// over instead of a second request; what this machine fetched is
-    /// kept for the others, and the lease released when the answer is in.
-    fn exchange<M: Machine>(
+    /// Sends what a machine asked for under its permit. With a
+    /// coordinator: only under the fleet's lease for the host; an answer
+    /// another machine fetched in the last hour is handed over instead of
+    /// a second request; what this machine fetched is kept for the others
+    /// (a coordinator lost while keeping it is `lost`, to be remembered
+    /// once the answer is handled).
+    fn send(
         &mut self,
-        m: &mut M,
-        req: fetch::Request,
+        req: &fetch::Request,
+        lost: &mut Option<FleetError>,
         progress: &mut dyn Progress,
-    ) -> Result<(), PipelineError> {
+    ) -> Result<Answer, PipelineError> {
         let url = req.url().to_string();
         let accept = req.accept.unwrap_or("");
         let host = req.permit.host().to_string();
-        if self.fleet.is_some() && self.fleet_answered(m, &req, &host, progress)? {
-            return Ok(());
+        if self.fleet.is_some() {
+            if let Some(answer) = self.fleet_answered(req, &host, progress)? {
+                return Ok(answer);
+            }
         }
         progress.event(Event::Request { url: &url });
         self.requests += 1;
@@ -613,56 +722,43 @@ impl Pipeline {
         });
         // Kept for the fleet before the lease is released, so a machine
         // that takes the slot next finds it.
-        let mut lost = None;
         if let (Some(fleet), Ok(resp)) = (self.fleet.as_mut(), &result) {
             if let Err(e) = fleet.put_cached(&url, accept, resp) {
-                lost = Some(e);
+                *lost = Some(e);
             }
         }
-        let sent_kind = validators.and_then(|v| v.kind);
-        self.with_cx(|cx| match result {
-            Ok(resp) => m.handle_response(cx, resp, sent_kind.as_deref()),
-            Err(e) => m.handle_failure(cx, e.to_failure()),
-        });
-        let applied = self.apply_effects(progress);
+        Ok(Answer {
+            result: result.map_err(|e| e.to_failure()),
+            sent_kind: validators.and_then(|v| v.kind),
+            at: None,
+        })
+    }
+
+    /// The answer to `req` is handled: the fleet's lease is released, and
+    /// a coordinator lost meanwhile defers what comes next, not this
+    /// answer.
+    fn answered(&mut self, req: &fetch::Request, mut lost: Option<FleetError>) {
+        let host = req.permit.host();
         if self.leased.take().is_some() {
             // The spacing counts from the end of the exchange, with the
             // Crawl-delay the answer may just have taught.
-            let spacing = self.gate.spacing(&host);
-            if let Some(Err(e)) = self.fleet.as_mut().map(|f| f.release(&host, spacing)) {
+            let spacing = self.gate.spacing(host);
+            if let Some(Err(e)) = self.fleet.as_mut().map(|f| f.release(host, spacing)) {
                 lost.get_or_insert(e);
             }
         }
-        // The answer is in and handled: a coordinator lost meanwhile
-        // defers what comes next, not this answer.
         if let Some(e) = lost {
             self.fleet_lost.get_or_insert(e);
         }
-        applied
     }
 
-    /// At most one request of `m`: `Again(t)` to be stepped again at `t`,
-    /// or its output.
+    /// At most one request of `m` (see [`driver::step`]).
     fn step<M: Machine>(
         &mut self,
         m: &mut M,
         progress: &mut dyn Progress,
     ) -> Result<Step<M::Output>, PipelineError> {
-        Ok(match self.poll(m, progress)? {
-            Action::Send(req) => {
-                self.exchange(m, req, progress)?;
-                match m.take_output() {
-                    Some(out) => Step::Done(out),
-                    None => Step::Again(self.clock.now()),
-                }
-            }
-            Action::NeedBlocklist => {
-                self.refresh_blocklist(progress)?;
-                Step::Again(self.clock.now())
-            }
-            Action::Wait(t) => Step::Again(t),
-            Action::Done(out) => Step::Done(out),
-        })
+        driver::step(&mut Shell::new(self, progress), m)
     }
 
     /// Steps `m` to its output, sleeping through its waits (the sequential
@@ -672,12 +768,7 @@ impl Pipeline {
         m: &mut M,
         progress: &mut dyn Progress,
     ) -> Result<M::Output, PipelineError> {
-        loop {
-            match self.step(m, progress)? {
-                Step::Again(t) => self.sleep_until(t, progress),
-                Step::Done(out) => return Ok(out),
-            }
-        }
+        driver::finish(&mut Shell::new(self, progress), m)
     }
 
     /// A host held (R5): in the store, and in the fleet when there is
@@ -711,63 +802,73 @@ impl Pipeline {
     /// Makes the machines' effects last.
     fn apply_effects(&mut self, progress: &mut dyn Progress) -> Result<(), PipelineError> {
         for effect in self.run.take_effects() {
-            match effect {
-                Effect::Hold {
-                    host,
-                    until,
-                    reason,
-                } => self.hold(&host, until, reason)?,
-                Effect::RequestEnded { host, at } => self
-                    .store
-                    .reserve_slot(&host, |_| ((), Some((host.to_string(), at))))?,
-                Effect::Robots {
-                    origin,
+            self.persist(effect, progress)?;
+        }
+        Ok(())
+    }
+
+    /// Makes one effect of a machine last.
+    fn persist(
+        &mut self,
+        effect: Effect,
+        progress: &mut dyn Progress,
+    ) -> Result<(), PipelineError> {
+        match effect {
+            Effect::Hold {
+                host,
+                until,
+                reason,
+            } => self.hold(&host, until, reason)?,
+            Effect::RequestEnded { host, at } => self
+                .store
+                .reserve_slot(&host, |_| ((), Some((host.to_string(), at))))?,
+            Effect::Robots {
+                origin,
+                status,
+                body,
+                fetched_at,
+            } => {
+                self.learnt_robots.push(origin.host().clone());
+                self.store.put_robots(&RobotsRow {
+                    origin: origin.to_string(),
                     status,
                     body,
                     fetched_at,
-                } => {
-                    self.learnt_robots.push(origin.host().clone());
-                    self.store.put_robots(&RobotsRow {
-                        origin: origin.to_string(),
-                        status,
-                        body,
-                        fetched_at,
-                    })?
-                }
-                Effect::BlocklistAdopted {
-                    list,
-                    fetched_at,
-                    validators,
-                } => {
-                    self.store
-                        .put_blocklist(&blocklist_to_row(&list, fetched_at))?;
-                    if let Some((etag, last_modified)) = validators {
-                        let v = Validators {
-                            etag,
-                            last_modified,
-                            kind: Some("blocklist".into()),
-                        };
-                        let url = self.operator_url(BLOCKLIST_PATH);
-                        self.store
-                            .put_validators(&url, "application/json", &v, fetched_at)?;
-                    }
-                }
-                Effect::PageIsOther {
-                    url,
-                    accept,
-                    etag,
-                    last_modified,
-                } => {
+                })?
+            }
+            Effect::BlocklistAdopted {
+                list,
+                fetched_at,
+                validators,
+            } => {
+                self.store
+                    .put_blocklist(&blocklist_to_row(&list, fetched_at))?;
+                if let Some((etag, last_modified)) = validators {
                     let v = Validators {
                         etag,
                         last_modified,
-                        kind: Some("other".into()),
+                        kind: Some("blocklist".into()),
                     };
-                    let now = self.clock.now();
-                    self.store.put_validators(&url, accept, &v, now)?;
+                    let url = self.operator_url(BLOCKLIST_PATH);
+                    self.store
+                        .put_validators(&url, "application/json", &v, fetched_at)?;
                 }
-                Effect::Notice(msg) => self.notice(progress, msg),
             }
+            Effect::PageIsOther {
+                url,
+                accept,
+                etag,
+                last_modified,
+            } => {
+                let v = Validators {
+                    etag,
+                    last_modified,
+                    kind: Some("other".into()),
+                };
+                let now = self.clock.now();
+                self.store.put_validators(&url, accept, &v, now)?;
+            }
+            Effect::Notice(msg) => self.notice(progress, msg),
         }
         Ok(())
     }
@@ -1001,38 +1102,15 @@ impl Pipeline {
         // Judged in the form that would be sent (see `resolved`); the
         // report names the URL as the caller wrote it.
         let target = resolved(url);
-        let mut robots_asked = false;
-        loop {
-            let now = self.clock.now();
-            if let Ok(u) = CoreUrl::parse(&target) {
-                let host = host_key(&u);
-                let row = self.store.host(&host)?;
-                apply_host_row(&mut self.gate, &host, row, now);
-                // The fleet's wait or hold too: asked like a request would
-                // ask, the slot given straight back.
-                if self.fleet_acquire(&host)? {
-                    self.leased = Some(host.clone());
-                    self.fleet_unused(&host)?;
-                }
-            }
-            let url = url.to_string();
-            let next = match self.gate.check(&target, now) {
-                Decision::NeedBlocklist => None,
-                Decision::NeedRobots(robots) if !robots_asked => Some(robots),
-                d => return Ok(self.report_check(url, &target, d, now)),
-            };
-            match next {
-                None => self.refresh_blocklist(progress)?,
-                Some(robots) => {
-                    robots_asked = true;
-                    let mut m = RobotsFetch::new(&target, &robots);
-                    if let Err(d) = self.finish(&mut m, progress)? {
-                        return Ok(CheckReport::Deferred {
-                            url,
-                            reason: format!("{}: deferred: {}", d.url, d.reason),
-                        });
-                    }
-                }
+        let url = url.to_string();
+        match self.finish(&mut Check::new(&target), progress)? {
+            Checked::RobotsDeferred(d) => Ok(CheckReport::Deferred {
+                url,
+                reason: format!("{}: deferred: {}", d.url, d.reason),
+            }),
+            Checked::Decided { at } => {
+                let d = self.gate.check(&target, at);
+                Ok(self.report_check(url, &target, d, at))
             }
         }
     }
@@ -1200,7 +1278,8 @@ impl Pipeline {
     }
 
     /// Steps the jobs in the order the scheduler gives until none is left,
-    /// sleeping when every host must wait.
+    /// sleeping when every host must wait (the driver loop's
+    /// [`driver::drive`]).
     fn drive(
         &mut self,
         jobs: &mut [Option<Job>],
@@ -1209,42 +1288,14 @@ impl Pipeline {
         options: RunOptions,
         progress: &mut dyn Progress,
     ) -> Result<(), PipelineError> {
-        let mut started_jobs = vec![false; jobs.len()];
-        loop {
-            let now = self.clock.now();
-            let j = match sched.next(now) {
-                Next::Idle => return Ok(()),
-                Next::Sleep(t) => {
-                    self.sleep_until(t, progress);
-                    continue;
-                }
-                Next::Run(j) => j,
-            };
-            let Some(mut job) = jobs[j].take() else {
-                continue;
-            };
-            if !started_jobs[j] {
-                started_jobs[j] = true;
-                progress.event(Event::SourceStarted {
-                    name: &job.source.name,
-                });
-            }
-            let step = self.step_job(&mut job, options, progress)?;
-            self.tell_scheduler(sched, jobs);
-            match step {
-                Step::Again(t) => {
-                    self.queue(sched, j, &job, t);
-                    jobs[j] = Some(job);
-                }
-                Step::Done(report) => {
-                    progress.event(Event::SourceDone {
-                        name: &report.name,
-                        status: &report.status,
-                    });
-                    reports[job.index] = Some(report);
-                }
-            }
-        }
+        let mut run = RunJobs {
+            started: vec![false; jobs.len()],
+            jobs,
+            sched,
+            reports,
+            options,
+        };
+        driver::drive(&mut Shell::new(self, progress), &mut run)
     }
 
     /// R8 and the publisher's hints: the report of a source that ran less

@@ -61,16 +61,9 @@ use std::collections::HashMap;
 use std::time::Duration;
 use wr_core::time::Timestamp;
 
-/// What to do next.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Next<K> {
-    /// Step this job now.
-    Run(K),
-    /// Nothing is ready; sleep until this instant.
-    Sleep(Timestamp),
-    /// The queue is empty.
-    Idle,
-}
+/// What to do next: the driver loop's own answer
+/// ([`wr_core::fetch::driver::drive`] asks the scheduler for it).
+pub use wr_core::fetch::driver::Next;
 
 #[derive(Debug, Clone)]
 struct Entry<K> {

@@ -17,7 +17,13 @@
 //! * [`SourceFetch`]: one declared source through R9 (feed, then
 //!   `Accept: text/markdown`, then `/llms.txt`, else left out);
 //! * [`OperatorGet`] and [`BlocklistRefresh`]: the section 5 resources and
-//!   R3/R3b/R12's rules for adopting, keeping or doing without a blocklist.
+//!   R3/R3b/R12's rules for adopting, keeping or doing without a blocklist;
+//! * [`Check`]: the gate's answer for a URL without requesting it (the
+//!   blocklist and robots.txt it needs first, the host's slot).
+//!
+//! Every driver runs them with one loop, [`driver`], over a
+//! [`driver::Runtime`] that supplies the clock, the transport and the
+//! store.
 //!
 //! Each machine answers [`Machine::poll`] with an [`Action`]: send this
 //! request under this [`Permit`] (a permit from the gate), fetch the blocklist
@@ -75,12 +81,15 @@
 //! looks up and stores validators, it extracts items from bodies, and it
 //! validates the blocklist document against its JSON schema.
 
+mod check;
 mod content;
+pub mod driver;
 mod get;
 mod operator;
 mod robots;
 mod source;
 
+pub use check::{Check, Checked};
 pub use content::{content_kind, ContentKind};
 pub use get::{denial_rule, Get, GetOutcome};
 pub use operator::{
