@@ -155,12 +155,21 @@ impl LazySet {
     /// Whether `pattern` may match `subject` (the subject this set is of):
     /// `false` only when some segment after a `*` starts with an octet
     /// the subject lacks.
+    // The settled answer inlined (but in wasm32, for its size budget): it
+    // is asked for every rule the keys admit.
+    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
     pub(super) fn may_match(&mut self, pattern: &[u8], subject: Subj<'_>) -> bool {
         // A short target (nearly all) is searched directly: settled once,
         // before any look at the pattern.
         if matches!(self.bytes, Some(None)) {
             return true;
         }
+        self.may_match_unsettled(pattern, subject)
+    }
+
+    /// [`LazySet::may_match`] before a short target has settled it.
+    #[inline(never)]
+    fn may_match_unsettled(&mut self, pattern: &[u8], subject: Subj<'_>) -> bool {
         if !matches!(subject, Subj::Slice(s) if s.len() >= ByteSet::MIN_SUBJECT) {
             self.bytes = Some(None);
             return true;

@@ -85,6 +85,9 @@ fn hit(r: &RuleView<'_>, form: Form, subject: Subj<'_>, set: &mut LazySet, need:
         && matcher::matches(p, subject)
 }
 
+// Inlined (but in wasm32, for its size budget): most calls end at a
+// filter, and the call cost as much as the filter.
+#[cfg_attr(not(target_arch = "wasm32"), inline(always))]
 fn span(
     r: &RuleView<'_>,
     subject: Subj<'_>,
