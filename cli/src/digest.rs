@@ -10,9 +10,8 @@ pub(crate) mod assemble;
 /// The schema name carried in every JSON digest.
 pub const SCHEMA: &str = "wr-feeds-digest/v1";
 
-/// The reason of a source whose server answered 304: in JSON only, since
-/// the Markdown's "No new items." says it already.
-pub const NOT_MODIFIED: &str = "not modified since the last run (304)";
+/// The reason of a source whose server answered 304 (the presenter's).
+pub use wr_feeds::words::NOT_MODIFIED;
 
 /// What happened to a source in this run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

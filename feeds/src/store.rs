@@ -70,7 +70,8 @@ CREATE TABLE IF NOT EXISTS sources(
   name TEXT PRIMARY KEY, last_run INTEGER, last_status TEXT, method TEXT, fetched_url TEXT,
   offered_at INTEGER, error_streak INTEGER NOT NULL DEFAULT 0, last_note TEXT,
   next_fetch INTEGER, next_fetch_by TEXT, feed_hints TEXT,
-  deferred_runs INTEGER NOT NULL DEFAULT 0, deferred_at INTEGER, deferred_reason TEXT);
+  deferred_runs INTEGER NOT NULL DEFAULT 0, deferred_at INTEGER, deferred_reason TEXT,
+  last_outcome TEXT, deferred_outcome TEXT);
 CREATE TABLE IF NOT EXISTS items(
   source TEXT NOT NULL, id TEXT NOT NULL, url TEXT NOT NULL, title TEXT NOT NULL,
   published TEXT, first_seen INTEGER NOT NULL, last_seen INTEGER NOT NULL,
@@ -79,7 +80,7 @@ CREATE TABLE IF NOT EXISTS items(
 CREATE TABLE IF NOT EXISTS digest_sources(
   day TEXT NOT NULL, source TEXT NOT NULL, position INTEGER NOT NULL, name TEXT NOT NULL,
   url TEXT NOT NULL, tags TEXT NOT NULL, status TEXT NOT NULL, reason TEXT, method TEXT,
-  max_items INTEGER, written_at INTEGER NOT NULL, PRIMARY KEY (day, source));
+  max_items INTEGER, written_at INTEGER NOT NULL, outcome TEXT, PRIMARY KEY (day, source));
 ";
 
 /// `PRAGMA user_version` of a store whose schema is this version's: every
@@ -90,8 +91,12 @@ CREATE TABLE IF NOT EXISTS digest_sources(
 /// 4: `hosts.retry_after_asked` (issue #20, a capped Retry-After) or
 /// `sources.next_fetch`, `next_fetch_by`, `feed_hints`, `deferred_runs`,
 /// `deferred_at`, `deferred_reason` (issue #23), each on its own branch;
-/// 5: both.
-const SCHEMA_VERSION: i64 = 5;
+/// 5: both; 6: outcomes stored as typed JSON, never as sentences
+/// (`sources.last_outcome`, `sources.deferred_outcome`,
+/// `digest_sources.outcome`; issue #21). A row written before 6 keeps
+/// the words it was written with in `reason` and `deferred_reason`,
+/// shown as they are: words are never parsed back into an outcome.
+const SCHEMA_VERSION: i64 = 6;
 
 /// A stored robots.txt.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -247,8 +252,15 @@ pub struct SourceRow {
     pub deferred_runs: u32,
     /// When it was last deferred.
     pub deferred_at: Option<Timestamp>,
-    /// Why it was last deferred.
+    /// Why it was last deferred, in the presenter's words (from
+    /// `deferred_outcome`; a store from before version 6 gives the words it
+    /// kept).
     pub deferred_reason: Option<String>,
+    /// Why it was last deferred, as data (none for a deferral recorded
+    /// before version 6).
+    pub deferred_outcome: Option<crate::Why>,
+    /// The last run's outcome with its facts (none before version 6).
+    pub last_outcome: Option<crate::SourceStatus>,
 }
 
 /// The digest days `first..=last` (`YYYY-MM-DD`, as the caller counts
@@ -286,8 +298,13 @@ pub struct DigestSource {
     pub tags: Vec<String>,
     /// The digest's status word (`ok`, `skipped`, `failed`, ...).
     pub status: String,
-    /// Why, when the digest said.
+    /// Why, when the digest said, in the presenter's words: written from
+    /// `outcome` when it is known ([`crate::words::digest_reason`]), else
+    /// the words a store from before version 6 kept.
     pub reason: Option<String>,
+    /// The section's outcome as data, which the store keeps instead of
+    /// its words.
+    pub outcome: Option<SectionOutcome>,
     /// How its items were obtained (`feed`, `markdown`, `llms-txt`).
     pub method: Option<String>,
     /// The source's `max_items` then: the section listed at most this
@@ -298,9 +315,36 @@ pub struct DigestSource {
     pub written_at: Timestamp,
 }
 
+/// A digest section's outcome as the store keeps it (typed JSON): the
+/// source's status with its facts, and what its reading noted.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct SectionOutcome {
+    /// The run's outcome for the source.
+    pub status: crate::SourceStatus,
+    /// What an `ok` source's reading noted.
+    pub notes: Vec<String>,
+}
+
+impl SectionOutcome {
+    /// The digest's reason for it, in the presenter's words.
+    pub fn reason(&self) -> Option<String> {
+        crate::words::digest_reason(&self.status, &self.notes)
+    }
+}
+
 /// The columns [`Store::query_heads`] reads.
 const HEAD_COLUMNS: &str = "SELECT source, name, url, tags, status, reason, method, max_items,
-   written_at FROM digest_sources";
+   written_at, outcome FROM digest_sources";
+
+/// A stored JSON value, when it reads back as `T`.
+fn typed<T: serde::de::DeserializeOwned>(json: Option<String>) -> Option<T> {
+    json.and_then(|j| serde_json::from_str(&j).ok())
+}
+
+/// A value as stored JSON.
+fn json<T: serde::Serialize>(value: &T) -> Option<String> {
+    serde_json::to_string(value).ok()
+}
 
 /// A source's counts for `status`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -495,6 +539,16 @@ fn migrate(conn: &Connection) -> rusqlite::Result<()> {
     }
     // The instant a server's Retry-After asked for, when it lay past
     // `RETRY_AFTER_CAP` and was capped (issue #20).
+    // Outcomes as data (issue #21): rows from before keep their words.
+    for (table, column) in [
+        ("sources", "last_outcome"),
+        ("sources", "deferred_outcome"),
+        ("digest_sources", "outcome"),
+    ] {
+        if !has(table, column) {
+            conn.execute_batch(&format!("ALTER TABLE {table} ADD COLUMN {column} TEXT"))?;
+        }
+    }
     if !has("hosts", "retry_after_asked") {
         conn.execute_batch("ALTER TABLE hosts ADD COLUMN retry_after_asked INTEGER")?;
     }
@@ -1022,10 +1076,15 @@ impl Store {
             .query_row(
                 "SELECT last_run, last_status, method, fetched_url, offered_at, last_note,
                    next_fetch, next_fetch_by, feed_hints, deferred_runs, deferred_at,
-                   deferred_reason
+                   deferred_reason, deferred_outcome, last_outcome
                  FROM sources WHERE name = ?1",
                 [name],
                 |r| {
+                    let deferred_outcome: Option<crate::Why> = typed(r.get(12)?);
+                    let deferred_reason = match &deferred_outcome {
+                        Some(why) => Some(crate::Reason::new(why.clone()).to_string()),
+                        None => r.get(11)?,
+                    };
                     Ok(SourceRow {
                         last_run: ts(r.get(0)?),
                         last_status: r.get(1)?,
@@ -1038,7 +1097,9 @@ impl Store {
                         feed_hints: r.get(8)?,
                         deferred_runs: u32::try_from(r.get::<_, i64>(9)?).unwrap_or(0),
                         deferred_at: ts(r.get(10)?),
-                        deferred_reason: r.get(11)?,
+                        deferred_reason,
+                        deferred_outcome,
+                        last_outcome: typed(r.get(13)?),
                     })
                 },
             )
@@ -1079,16 +1140,30 @@ impl Store {
             .map_err(|e| self.err(e))
     }
 
-    /// Counts a run that deferred `name` (it was not tried: its last run,
-    /// R8's hour, stays as it was), with when and why, for `status`.
-    pub fn record_deferral(&self, name: &str, at: Timestamp, reason: &str) -> Result<()> {
+    /// Keeps the last run's outcome of `name` with its facts, beside the
+    /// label [`Store::record_run`] wrote.
+    pub fn record_outcome(&self, name: &str, status: &crate::SourceStatus) -> Result<()> {
         self.conn
             .execute(
-                "INSERT INTO sources(name, deferred_runs, deferred_at, deferred_reason)
+                "UPDATE sources SET last_outcome = ?2 WHERE name = ?1",
+                params![name, json(status)],
+            )
+            .map(|_| ())
+            .map_err(|e| self.err(e))
+    }
+
+    /// Counts a run that deferred `name` (it was not tried: its last run,
+    /// R8's hour, stays as it was), with when and why, for `status`. The
+    /// why is kept as data; the words of an older deferral are dropped.
+    pub fn record_deferral(&self, name: &str, at: Timestamp, why: &crate::Why) -> Result<()> {
+        self.conn
+            .execute(
+                "INSERT INTO sources(name, deferred_runs, deferred_at, deferred_outcome)
                  VALUES (?1, 1, ?2, ?3)
                  ON CONFLICT(name) DO UPDATE SET deferred_runs = sources.deferred_runs + 1,
-                   deferred_at = excluded.deferred_at, deferred_reason = excluded.deferred_reason",
-                params![name, sql_ts(at), reason],
+                   deferred_at = excluded.deferred_at, deferred_reason = NULL,
+                   deferred_outcome = excluded.deferred_outcome",
+                params![name, sql_ts(at), json(why)],
             )
             .map(|_| ())
             .map_err(|e| self.err(e))
@@ -1174,7 +1249,8 @@ impl Store {
     pub fn reset_source(&self, name: &str) -> Result<bool> {
         self.conn
             .execute(
-                "UPDATE sources SET last_run = NULL, last_status = NULL, error_streak = 0,
+                "UPDATE sources SET last_run = NULL, last_status = NULL, last_outcome = NULL,
+                   error_streak = 0,
                    next_fetch = NULL, next_fetch_by = NULL
                  WHERE name = ?1
                    AND (last_run IS NOT NULL OR error_streak > 0 OR next_fetch IS NOT NULL)",
@@ -1374,8 +1450,8 @@ impl Store {
                 let tags = serde_json::to_string(&s.tags).unwrap_or_else(|_| "[]".into());
                 tx.execute(
                     "INSERT OR REPLACE INTO digest_sources(day, source, position, name, url, tags,
-                       status, reason, method, max_items, written_at)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+                       status, reason, method, max_items, written_at, outcome)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
                     params![
                         day,
                         s.source,
@@ -1384,10 +1460,13 @@ impl Store {
                         s.url,
                         tags,
                         s.status,
-                        s.reason,
+                        // The outcome is kept as data; words only when
+                        // the caller has no outcome to give.
+                        s.outcome.is_none().then_some(s.reason.as_deref()).flatten(),
                         s.method,
                         s.max_items.and_then(|n| i64::try_from(n).ok()),
-                        sql_ts(at)
+                        sql_ts(at),
+                        s.outcome.as_ref().and_then(json)
                     ],
                 )
                 .map_err(&err)?;
@@ -1502,13 +1581,19 @@ impl Store {
         let run = || -> rusqlite::Result<Vec<DigestSource>> {
             let mut st = self.conn.prepare(sql)?;
             let rows = st.query_map([param], |r| {
+                let outcome: Option<SectionOutcome> = typed(r.get(9)?);
+                let reason = match &outcome {
+                    Some(o) => o.reason(),
+                    None => r.get(5)?,
+                };
                 Ok(DigestSource {
                     source: r.get(0)?,
                     name: r.get(1)?,
                     url: r.get(2)?,
                     tags: serde_json::from_str(&r.get::<_, String>(3)?).unwrap_or_default(),
                     status: r.get(4)?,
-                    reason: r.get(5)?,
+                    reason,
+                    outcome,
                     method: r.get(6)?,
                     max_items: r
                         .get::<_, Option<i64>>(7)?
@@ -1993,6 +2078,7 @@ mod tests {
             tags: vec!["t".into()],
             status: status.into(),
             reason: None,
+            outcome: None,
             method: Some("feed".into()),
             max_items: Some(9),
             written_at: Timestamp(0),
@@ -2239,3 +2325,7 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
+
+#[cfg(test)]
+#[path = "store_v5_tests.rs"]
+mod v5_tests;

@@ -29,7 +29,7 @@
 
 use serde::{Deserialize, Serialize};
 
-mod date;
+pub(crate) mod date;
 mod decode;
 mod entities;
 mod feed;
