@@ -17,12 +17,12 @@
 //!   `host2:port2`; the URI (so Host, SNI and certificate name) is unchanged.
 
 use crate::config::{Config, ConnectTo, Identity};
-use crate::store::Validators;
 use std::io::Read;
 use std::net::ToSocketAddrs;
 use ureq::unversioned::resolver::{DefaultResolver, ResolvedSocketAddrs, Resolver};
 use ureq::unversioned::transport::{DefaultConnector, NextTimeout};
 use wr_core::constants::{ROBOTS_MAX_BYTES, USER_AGENT};
+use wr_core::fetch::Validators;
 use wr_core::gate::Permit;
 
 /// How much of a body to read.

@@ -79,10 +79,12 @@ pub mod extract;
 pub mod fleet;
 pub mod hints;
 pub mod http;
+pub mod item;
 pub mod lock;
 pub mod pipeline;
 pub mod report;
 pub mod schedule;
+pub mod state;
 pub mod store;
 pub mod words;
 

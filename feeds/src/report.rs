@@ -1,7 +1,8 @@
 //! What a run, a check or a gated fetch reports back, and the progress
 //! callbacks.
 
-use crate::extract::{clean_message, Item};
+use crate::extract::clean_message;
+use crate::item::Item;
 use crate::words::words;
 use serde::{Deserialize, Serialize};
 use std::fmt;

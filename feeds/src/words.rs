@@ -455,3 +455,13 @@ pub fn blocklist_error(state: &crate::BlocklistState) -> Option<String> {
         _ => None,
     }
 }
+
+/// Why a host is held, as `status` says it beside the instant.
+pub fn hold_cause(cause: crate::store::HoldCause) -> &'static str {
+    use crate::store::HoldCause;
+    match cause {
+        HoldCause::RetryAfter => "the server's Retry-After (R5)",
+        HoldCause::Cooldown => "cool-down after repeated failures (R5)",
+        HoldCause::Backoff => "backoff after a failed request (R5)",
+    }
+}

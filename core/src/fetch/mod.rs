@@ -25,8 +25,10 @@
 //! and reports back with [`Machine::handle_response`] or
 //! [`Machine::handle_failure`]. What must outlive the machine (a hold, a
 //! robots.txt to store, a notice for the reader) is queued on the [`Run`]
-//! as an [`Effect`] for the driver to persist. Tests drive the machines
-//! with made-up responses and instants; no server, no sleeping.
+//! as an [`Effect`] for the driver to persist. Every outcome (a denial,
+//! a deferral, a failure, a notice) is a value of [`crate::outcome`] with
+//! its facts: the machines write no words for people. Tests drive the
+//! machines with made-up responses and instants; no server, no sleeping.
 //!
 //! One GET, driven by hand: a redirect is followed only through the gate
 //! again, here after R4's one-second wait for the host.
@@ -172,6 +174,20 @@ pub struct Failure {
     pub kind: FailureKind,
     /// The transport's words (untrusted: may quote the server).
     pub reason: String,
+}
+
+/// The validators the driver stores for one URL and `Accept` and sends
+/// back with a conditional request (R7): the store's row and the
+/// transport's input are this one value, so neither imports the other.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Validators {
+    /// `ETag`.
+    pub etag: Option<String>,
+    /// `Last-Modified`.
+    pub last_modified: Option<String>,
+    /// Which representation they belong to (`feed`, `markdown`, `llms-txt`,
+    /// `other`, ...): what a 304 means (R7).
+    pub kind: Option<String>,
 }
 
 /// How much of a body the driver keeps.
