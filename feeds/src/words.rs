@@ -465,3 +465,98 @@ pub fn hold_cause(cause: crate::store::HoldCause) -> &'static str {
         HoldCause::Backoff => "backoff after a failed request (R5)",
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use wr_core::gate::HostKey;
+
+    /// The words are the ones wr-core used to write itself (before issue
+    /// #21), character for character: the suites and the README pin them.
+    #[test]
+    fn outcomes_read_as_they_always_did() {
+        let host = HostKey::from_stored("a.test");
+        let op = "https://op.test/blocklist.json".to_string();
+        let retries = Cause::RetriesExhausted {
+            last: Box::new(Cause::Status { status: 503 }),
+            retries: 5,
+            host: host.clone(),
+            alone_min: 60,
+        };
+        let unreadable = BlocklistCause::StoredUnreadable {
+            cause: Box::new(BlocklistCause::Transport {
+                url: op.clone(),
+                kind: FailureKind::Network,
+                detail: "refused".into(),
+            }),
+        };
+        let cases: [(String, &str); 8] = [
+            (
+                words(&retries),
+                "HTTP 503 after 5 retries; leaving a.test alone for 60 min",
+            ),
+            (
+                words(&Cause::Transport {
+                    kind: FailureKind::TooLarge { limit: 10 },
+                    detail: "ignored".into(),
+                }),
+                "too large (more than 10 bytes)",
+            ),
+            (
+                words(&Deferral::TimedOut {
+                    detail: Some("timed out".into()),
+                    host,
+                    times: 2,
+                }),
+                "timed out; a.test timed out 2 times in this run; left alone until the next run",
+            ),
+            (
+                words(&Deferral::RetryTooLate {
+                    last: Cause::Status { status: 429 },
+                    after_s: 7200,
+                    patience_s: 300,
+                }),
+                "HTTP 429 with Retry-After 7200 s, longer than this run waits (300 s); \
+                 deferred to a later run",
+            ),
+            (
+                words(&Deferral::BlocklistUnavailable {
+                    cause: unreadable.clone(),
+                }),
+                "the operator blocklist could not be obtained \
+                 (https://op.test/blocklist.json: refused; the stored copy cannot be read); \
+                 not fetching without it (R3); deferred for this run",
+            ),
+            (
+                words(&LeftOut::Type {
+                    url: "https://a.test/llms.txt".into(),
+                    content_type: None,
+                }),
+                "no feed, no markdown, and https://a.test/llms.txt answered no Content-Type",
+            ),
+            (
+                words(&Notice::BlocklistRetained {
+                    cause: BlocklistCause::Status {
+                        url: op,
+                        status: 503,
+                    },
+                    entries: 1,
+                }),
+                "blocklist refresh failed (https://op.test/blocklist.json: HTTP 503); keeping \
+                 the last adopted list (1 entry, R3b)",
+            ),
+            (
+                words(&Deferral::Held {
+                    at: Timestamp(1_000),
+                    until: Timestamp(9_000),
+                    reason: WaitReason::Cooldown,
+                }),
+                "host held until Thu, 01 Jan 1970 00:00:09 GMT (cool-down after repeated \
+                 failures, R5; 8 s from now)",
+            ),
+        ];
+        for (got, want) in cases {
+            assert_eq!(got, want);
+        }
+    }
+}
