@@ -58,6 +58,12 @@ pub fn instant(t: Timestamp) -> String {
     }
 }
 
+/// Unix seconds as `YYYY-MM-DDTHH:MM:SSZ` (UTC): the instants of the
+/// digest and of `status`.
+pub fn rfc3339(unix_secs: i64) -> String {
+    crate::extract::date::unix_rfc3339(unix_secs)
+}
+
 /// Why a host will not be asked before `until`, seen from `now`.
 pub fn held(now: Timestamp, until: Timestamp, reason: WaitReason) -> String {
     let why = match reason {
@@ -328,7 +334,7 @@ pub const NOT_MODIFIED: &str = "not modified since the last run (304)";
 /// reading noted.
 pub fn digest_reason(status: &crate::SourceStatus, notes: &[String]) -> Option<String> {
     use crate::SourceStatus;
-    let at = |ms: u64| crate::extract::date::unix_rfc3339((ms / 1000) as i64);
+    let at = |ms: u64| rfc3339((ms / 1000) as i64);
     match status {
         SourceStatus::Ok { not_modified: true } => Some(NOT_MODIFIED.to_string()),
         // A feed read after repairs, or listing nothing (issue #19).
