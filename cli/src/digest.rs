@@ -10,9 +10,8 @@ pub(crate) mod assemble;
 /// The schema name carried in every JSON digest.
 pub const SCHEMA: &str = "wr-feeds-digest/v1";
 
-/// The reason of a source whose server answered 304: in JSON only, since
-/// the Markdown's "No new items." says it already.
-pub const NOT_MODIFIED: &str = "not modified since the last run (304)";
+/// The reason of a source whose server answered 304 (the presenter's).
+pub use wr_feeds::words::NOT_MODIFIED;
 
 /// What happened to a source in this run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -379,21 +378,6 @@ pub fn link_destination(url: &str) -> String {
     }
 }
 
-/// Days since 1970-01-01 to (year, month, day), proleptic Gregorian
-/// (Howard Hinnant's `civil_from_days`).
-pub fn civil_from_days(z: i64) -> (i64, u32, u32) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let y = yoe + era * 400;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    (if m <= 2 { y + 1 } else { y }, m, d)
-}
-
 /// The digest day of `unix_secs`: its date where the user is, from `TZ`
 /// (a zone name or a POSIX rule), else `/etc/localtime`, else UTC;
 /// `YYYY-MM-DD`, the date in the digest's title. A morning digest and its
@@ -500,18 +484,8 @@ pub fn dated(path: &Path, day: &str) -> std::path::PathBuf {
     }
 }
 
-/// Unix seconds as `YYYY-MM-DDTHH:MM:SSZ`.
-pub fn rfc3339(unix_secs: i64) -> String {
-    let days = unix_secs.div_euclid(86_400);
-    let secs = unix_secs.rem_euclid(86_400);
-    let (y, m, d) = civil_from_days(days);
-    format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
-        secs / 3600,
-        secs % 3600 / 60,
-        secs % 60
-    )
-}
+/// Unix seconds as `YYYY-MM-DDTHH:MM:SSZ` (the presenter's instants).
+pub use wr_feeds::words::rfc3339;
 
 #[cfg(test)]
 mod tests {

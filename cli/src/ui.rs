@@ -162,10 +162,7 @@ impl Progress for Ui {
                 }
                 self.detail(1, &format!("{name}: {status}"));
             }
-            Event::Notice(msg) => {
-                let msg = msg.strip_prefix("WARNING: ").unwrap_or(msg);
-                self.warn(msg)
-            }
+            Event::Notice(msg) => self.warn(msg),
         }
     }
 }

@@ -194,6 +194,15 @@ impl Blocklist {
         self
     }
 
+    /// The list with `refresh` as its document's `refresh` (before the
+    /// floor): a list read back from a store, which keeps the duration as
+    /// a number rather than as the document's ISO 8601 text.
+    pub fn with_refresh(mut self, refresh: Duration) -> Self {
+        self.refresh_as_written = refresh;
+        self.refresh = refresh.max(BLOCKLIST_REFRESH_FLOOR);
+        self
+    }
+
     /// The list used when the very first fetch fails (R3b): it blocks
     /// nothing ("fail open: nothing is protected yet"). Its contract and
     /// `updated` are empty, marking it as not coming from a document.
@@ -277,6 +286,24 @@ impl Blocklist {
 mod tests {
     use super::*;
     use alloc::vec;
+
+    /// A list read back from a store takes its refresh as a duration, the
+    /// floor applied as to a document's.
+    #[test]
+    fn a_stored_refresh_is_a_duration_under_the_same_floor() {
+        let list = || Blocklist::new("walsh-research-blocklist/v1", None, []).unwrap();
+        let two_hours = Duration::from_secs(7200);
+        let l = list().with_refresh(two_hours);
+        assert_eq!(
+            (l.refresh(), l.refresh_as_written()),
+            (two_hours, two_hours)
+        );
+        let short = Duration::from_secs(60);
+        let l = list().with_refresh(short);
+        assert_eq!(l.refresh(), BLOCKLIST_REFRESH_FLOOR);
+        assert_eq!(l.refresh_as_written(), short);
+        assert!(l.refresh_was_floored());
+    }
 
     fn one(domain: &str) -> Vec<BlockedDomain> {
         vec![BlockedDomain::new(domain, "2026-05-23", "email opt-out")]

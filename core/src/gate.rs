@@ -66,6 +66,7 @@ impl Default for GateConfig {
 /// the host"). A type, not a string, so a host key cannot be mixed
 /// up with an origin or a URL; it reads as a `&str` where one is wanted.
 #[derive(Debug, Clone, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct HostKey(String);
 
 impl HostKey {
@@ -183,7 +184,10 @@ enum RobotsEntry {
         retry_after_failure: Option<Timestamp>,
     },
     /// 5xx / network error with nothing cached: the host is deferred.
-    Unreachable { until: Timestamp, reason: String },
+    Unreachable {
+        until: Timestamp,
+        reason: crate::outcome::Unreachable,
+    },
 }
 
 #[derive(Debug, Clone)]
@@ -202,6 +206,7 @@ struct HostState {
 
 /// Why a request must wait.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum WaitReason {
     /// R4 spacing of max(1 s, Crawl-delay) since the last request.
     Throttle,
@@ -244,7 +249,7 @@ pub enum Decision<'g> {
         /// When the blocklist may be asked for again.
         until: Timestamp,
         /// Why it could not be.
-        reason: &'g str,
+        reason: &'g crate::outcome::BlocklistCause,
     },
     /// R2: robots.txt was unreachable and nothing is cached: the host is
     /// deferred until the instant given.
@@ -252,7 +257,7 @@ pub enum Decision<'g> {
         /// When a new attempt may be made.
         until: Timestamp,
         /// What went wrong.
-        reason: &'g str,
+        reason: &'g crate::outcome::Unreachable,
     },
     /// R4/R5: not before `until`.
     Wait {
@@ -287,16 +292,11 @@ impl fmt::Display for Decision<'_> {
                 None => write!(f, "denied by robots.txt (R2): {v}"),
             },
             Decision::NeedBlocklist => f.write_str("needs the operator blocklist first"),
-            Decision::BlocklistUnavailable { reason, .. } => {
-                write!(
-                    f,
-                    "deferred: the operator blocklist is unavailable ({reason})"
-                )
+            Decision::BlocklistUnavailable { .. } => {
+                f.write_str("deferred: the operator blocklist is unavailable")
             }
             Decision::NeedRobots(u) => write!(f, "needs {u} first"),
-            Decision::Deferred { reason, .. } => {
-                write!(f, "deferred: robots.txt unreachable ({reason})")
-            }
+            Decision::Deferred { .. } => f.write_str("deferred: robots.txt unreachable"),
             Decision::Wait { until, reason } => write!(f, "wait until {} ms ({reason:?})", until.0),
             Decision::Ready => f.write_str("ready"),
         }
@@ -351,7 +351,7 @@ pub struct Gate {
     config: GateConfig,
     blocklist: Option<BlocklistEntry>,
     /// Set while no list is in force and none could be asked for.
-    blocklist_unavailable: Option<(Timestamp, String)>,
+    blocklist_unavailable: Option<(Timestamp, crate::outcome::BlocklistCause)>,
     robots: BTreeMap<Origin, RobotsEntry>,
     hosts: BTreeMap<HostKey, HostState>,
 }
@@ -406,14 +406,19 @@ impl Gate {
     /// list stays in force until then (R3b); with none, targets get
     /// [`Decision::BlocklistUnavailable`] until `until` instead of the
     /// empty fail-open list, which is only for a first fetch that failed.
-    pub fn blocklist_unavailable(&mut self, now: Timestamp, until: Timestamp, reason: &str) {
+    pub fn blocklist_unavailable(
+        &mut self,
+        now: Timestamp,
+        until: Timestamp,
+        reason: &crate::outcome::BlocklistCause,
+    ) {
         // Never in the past: the decision must hold the targets back.
         let until = until.max(now.saturating_add(Duration::from_secs(1)));
         match &mut self.blocklist {
             Some(entry) if entry.adopted => entry.fresh_until = until,
             _ => {
                 self.blocklist = None;
-                self.blocklist_unavailable = Some((until, reason.to_string()));
+                self.blocklist_unavailable = Some((until, reason.clone()));
             }
         }
     }
@@ -456,7 +461,12 @@ impl Gate {
     /// A cached copy, even stale, stays in force; without one the host is
     /// deferred (never a silent permanent disallow) until `now + REFRESH_RETRY`.
     /// Returns `true` when a cached copy is used.
-    pub fn robots_unreachable(&mut self, url: &Url<'_>, now: Timestamp, reason: &str) -> bool {
+    pub fn robots_unreachable(
+        &mut self,
+        url: &Url<'_>,
+        now: Timestamp,
+        reason: &crate::outcome::Unreachable,
+    ) -> bool {
         let key = origin_key(url);
         let retry = now.saturating_add(REFRESH_RETRY);
         match self.robots.get_mut(&key) {
@@ -472,7 +482,7 @@ impl Gate {
                     key,
                     RobotsEntry::Unreachable {
                         until: retry,
-                        reason: reason.to_string(),
+                        reason: reason.clone(),
                     },
                 );
                 false

@@ -45,6 +45,8 @@ pub mod gate;
 #[cfg(feature = "alloc")]
 pub mod hints;
 pub mod http_date;
+#[cfg(feature = "alloc")]
+pub mod outcome;
 pub mod percent;
 pub mod retry_after;
 pub mod robots;

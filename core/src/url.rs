@@ -23,6 +23,7 @@ pub struct Url<'a> {
 
 /// Why a string is not an absolute http(s) URL the core can reason about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum UrlError {
     /// No `scheme://` prefix.
     #[error("not an absolute URL (expected scheme://host/...)")]

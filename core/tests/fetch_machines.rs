@@ -12,6 +12,7 @@ use wr_core::fetch::{
     SourceFetch, SourceOutcome, Stage, Stored,
 };
 use wr_core::gate::{Decision, Gate, GateConfig, WaitReason};
+use wr_core::outcome::{BlocklistCause, Cause, Deferral, LeftOut, Notice, SourceFailure};
 use wr_core::time::Timestamp;
 
 const T0: Timestamp = Timestamp(1_700_000_000_000);
@@ -291,7 +292,13 @@ fn the_retry_budget_belongs_to_the_target_not_to_each_redirect_hop() {
         .count();
     // Five retries in all, then the cool-down: 1 + 5 + hops, never 6 per hop.
     assert!(
-        matches!(&out, GetOutcome::Failed { reason, .. } if reason.contains("after 5 retries")),
+        matches!(
+            &out,
+            GetOutcome::Failed {
+                cause: Cause::RetriesExhausted { retries: 5, .. },
+                ..
+            }
+        ),
         "{out:?}"
     );
     assert!(requests <= 1 + 5 + 5, "{requests} requests: {:?}", h.urls());
@@ -316,7 +323,7 @@ fn a_sixth_redirect_fails_the_get() {
     });
     let out = h.drive(&mut Get::new("https://a.test/0", None), &mut server);
     assert!(
-        matches!(&out, GetOutcome::Failed { url, reason } if url == "https://a.test/0" && reason == "more than 5 redirects"),
+        matches!(&out, GetOutcome::Failed { url, cause: Cause::TooManyRedirects } if url == "https://a.test/0"),
         "{out:?}"
     );
     assert_eq!(h.urls().len(), 1 + 6);
@@ -332,7 +339,11 @@ fn a_local_failure_is_not_retried_and_holds_nothing() {
         })
     });
     let out = h.drive(&mut Get::new("https://a.test/x", None), &mut server);
-    assert!(matches!(&out, GetOutcome::Failed { reason, .. } if reason == "uri too long"));
+    assert!(matches!(
+        &out,
+        GetOutcome::Failed { cause: Cause::Transport { kind: FailureKind::Local, detail }, .. }
+            if detail == "uri too long"
+    ));
     assert_eq!(h.urls().len(), 2, "robots.txt and one attempt");
     assert!(!h.effects.iter().any(|e| matches!(e, Effect::Hold { .. })));
     assert_eq!(h.gate.host_hold("a.test"), None);
@@ -350,7 +361,13 @@ fn a_host_that_timed_out_twice_is_left_alone_for_the_rest_of_the_run() {
     let mut server = robots_404_then(timeout);
     let out = h.drive(&mut Get::new("https://a.test/1", None), &mut server);
     assert!(
-        matches!(&out, GetOutcome::Deferred { reason, .. } if reason.contains("timed out 2 times")),
+        matches!(
+            &out,
+            GetOutcome::Deferred {
+                why: Deferral::TimedOut { times: 2, .. },
+                ..
+            }
+        ),
         "{out:?}"
     );
     let before = h.sent.len();
@@ -378,7 +395,13 @@ fn holds_name_a_servers_retry_after_apart_and_it_outlasts_the_cool_down() {
     });
     let out = h.drive(&mut Get::new("https://a.test/x", None), &mut server);
     assert!(
-        matches!(&out, GetOutcome::Failed { reason, .. } if reason.contains("alone for 120 min")),
+        matches!(
+            &out,
+            GetOutcome::Failed {
+                cause: Cause::RetriesExhausted { alone_min: 120, .. },
+                ..
+            }
+        ),
         "{out:?}"
     );
     let reasons: Vec<WaitReason> = h
@@ -435,9 +458,18 @@ fn a_retry_after_past_the_runs_patience_defers_with_the_instant_and_holds_the_ho
     });
     let out = h.drive(&mut Get::new("https://a.test/x", None), &mut server);
     match out {
-        GetOutcome::Deferred { until, reason, .. } => {
+        GetOutcome::Deferred { until, why, .. } => {
             assert!(until.is_some_and(|t| t > h.now.saturating_add(Duration::from_secs(300))));
-            assert!(reason.contains("longer than this run waits"), "{reason}");
+            assert!(
+                matches!(
+                    why,
+                    Deferral::RetryTooLate {
+                        patience_s: 300,
+                        ..
+                    }
+                ),
+                "{why:?}"
+            );
         }
         other => panic!("{other:?}"),
     }
@@ -453,7 +485,13 @@ fn robots_txt_5xx_with_nothing_cached_defers_the_origin_and_the_target_is_not_fe
     };
     let out = h.drive(&mut Get::new("https://a.test/x", None), &mut server);
     assert!(
-        matches!(&out, GetOutcome::Deferred { reason, .. } if reason.contains("robots.txt unreachable")),
+        matches!(
+            &out,
+            GetOutcome::Deferred {
+                why: Deferral::RobotsUnreachable { .. },
+                ..
+            }
+        ),
         "{out:?}"
     );
 }
@@ -515,7 +553,10 @@ fn a_source_whose_page_answers_html_goes_on_to_llms_txt_and_is_left_out_on_404()
     let mut m = SourceFetch::new("https://a.test/page", None, "https://a.test/llms.txt");
     let out = h.drive(&mut m, &mut server);
     assert!(
-        matches!(&out, SourceEvent::Finished(SourceOutcome::LeftOut { reason }) if reason.contains("no llms.txt")),
+        matches!(
+            &out,
+            SourceEvent::Finished(SourceOutcome::LeftOut(LeftOut::Status { .. }))
+        ),
         "{out:?}"
     );
     assert!(h
@@ -565,7 +606,10 @@ fn a_declared_feed_that_answers_html_fails_the_source_without_trying_the_page() 
     );
     let out = h.drive(&mut m, &mut server);
     assert!(
-        matches!(&out, SourceEvent::Finished(SourceOutcome::Failed { reason }) if reason.contains("never scraped")),
+        matches!(
+            &out,
+            SourceEvent::Finished(SourceOutcome::Failed(SourceFailure::FeedIsHtml { .. }))
+        ),
         "{out:?}"
     );
 }
@@ -659,7 +703,7 @@ fn a_zero_refresh_is_read_as_the_floor_and_the_targets_go() {
     assert!(
         h.effects
             .iter()
-            .any(|e| matches!(e, Effect::Notice(n) if n.contains("shorter than the 300 s floor"))),
+            .any(|e| matches!(e, Effect::Notice(Notice::RefreshFloored { floor, .. }) if floor.as_secs() == 300)),
         "{:?}",
         h.effects
     );
@@ -714,7 +758,13 @@ fn a_run_asks_for_the_blocklist_a_bounded_number_of_times() {
         .all(|r| matches!(r, Refreshed::Fresh { .. })));
     for r in &outcomes[n..] {
         assert!(
-            matches!(r, Refreshed::Retained { entries: 1, reason } if reason.contains("not asked again")),
+            matches!(
+                r,
+                Refreshed::Retained {
+                    entries: 1,
+                    cause: BlocklistCause::NotAskedAgain { .. }
+                }
+            ),
             "{r:?}"
         );
     }
@@ -749,7 +799,7 @@ fn a_first_blocklist_fetch_that_fails_falls_open_loudly() {
     assert!(h
         .effects
         .iter()
-        .any(|e| matches!(e, Effect::Notice(n) if n.contains("EMPTY blocklist"))));
+        .any(|e| matches!(e, Effect::Notice(Notice::BlocklistFallback { .. }))));
 }
 
 #[test]
@@ -788,7 +838,12 @@ fn an_unreadable_stored_blocklist_is_not_a_first_fetch_that_failed() {
     };
     let r = refresh(&mut h, Stored::Unreadable, &mut server);
     assert!(
-        matches!(&r, Refreshed::Unavailable { reason } if reason.contains("cannot be read")),
+        matches!(
+            &r,
+            Refreshed::Unavailable {
+                cause: BlocklistCause::StoredUnreadable { .. }
+            }
+        ),
         "{r:?}"
     );
 }

@@ -239,20 +239,25 @@ fn r2_cache_ttl_and_unreachable_robots() {
     assert!(g.admit("https://a.test/p", day).is_err());
     assert!(g.admit("https://a.test/x", day).is_err());
     // A failed refresh keeps the cached copy in force (no silent disallow).
-    assert!(g.robots_unreachable(&Url::parse("https://a.test/").unwrap(), day, "503"));
+    let status = |status| wr_core::outcome::Unreachable::Answered {
+        url: "https://a.test/robots.txt".into(),
+        cause: wr_core::outcome::Cause::Status { status },
+    };
+    assert!(g.robots_unreachable(&Url::parse("https://a.test/").unwrap(), day, &status(503)));
     assert_eq!(g.check("https://a.test/x", day), Decision::Ready);
     assert!(matches!(
         g.check("https://a.test/p", day),
         Decision::DenyRobots(_)
     ));
     // Nothing cached: the host is deferred, then retried later.
-    assert!(!g.robots_unreachable(&Url::parse("https://b.test/").unwrap(), T0, "timeout"));
+    let timeout = wr_core::outcome::Unreachable::Transport {
+        kind: wr_core::fetch::FailureKind::TimedOut,
+        detail: "timeout".into(),
+    };
+    assert!(!g.robots_unreachable(&Url::parse("https://b.test/").unwrap(), T0, &timeout));
     assert!(matches!(
         g.check("https://b.test/x", T0),
-        Decision::Deferred {
-            reason: "timeout",
-            ..
-        }
+        Decision::Deferred { reason, .. } if *reason == timeout
     ));
     let retry = T0.saturating_add(REFRESH_RETRY);
     assert_eq!(

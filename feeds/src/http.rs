@@ -17,12 +17,12 @@
 //!   `host2:port2`; the URI (so Host, SNI and certificate name) is unchanged.
 
 use crate::config::{Config, ConnectTo, Identity};
-use crate::store::Validators;
 use std::io::Read;
 use std::net::ToSocketAddrs;
 use ureq::unversioned::resolver::{DefaultResolver, ResolvedSocketAddrs, Resolver};
 use ureq::unversioned::transport::{DefaultConnector, NextTimeout};
 use wr_core::constants::{ROBOTS_MAX_BYTES, USER_AGENT};
+use wr_core::fetch::Validators;
 use wr_core::gate::Permit;
 
 /// How much of a body to read.
@@ -382,9 +382,7 @@ fn read_body(
         .read_to_end(&mut body)
         .map_err(|e| HttpError::Transport {
             url: url.to_string(),
-            timed_out: e.kind() == std::io::ErrorKind::TimedOut
-                || e.to_string().contains("timeout")
-                || e.to_string().contains("timed out"),
+            timed_out: is_timeout(&e),
             reason: format!("reading the body: {e}"),
             source: Box::new(e),
         })?;
@@ -399,6 +397,20 @@ fn read_body(
     };
     body.truncate(kept);
     Ok((body, truncated))
+}
+
+/// Whether a body read failed by a timeout, judged by the error's kind
+/// and type, never its words (issue #21): ureq hands its own errors (a
+/// `Timeout`, or the socket's `TimedOut`) through the reader wrapped in an
+/// `io::Error`.
+fn is_timeout(e: &std::io::Error) -> bool {
+    use std::io::ErrorKind::TimedOut;
+    e.kind() == TimedOut
+        || match e.get_ref().and_then(|x| x.downcast_ref::<ureq::Error>()) {
+            Some(ureq::Error::Timeout(_)) => true,
+            Some(ureq::Error::Io(io)) => io.kind() == TimedOut,
+            _ => false,
+        }
 }
 
 /// `location` resolved against `base`, without its fragment; `None` when it
@@ -506,6 +518,23 @@ fn describe(e: &ureq::Error) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A body read's timeout is known by its type: words that say
+    /// "timeout" are not one, and ureq's own timeout, wrapped in an
+    /// `io::Error` as its reader hands it, is.
+    #[test]
+    fn a_timeout_is_judged_by_its_kind_not_its_words() {
+        use std::io::{Error, ErrorKind};
+        let wrapped = ureq::Error::Timeout(ureq::Timeout::RecvBody).into_io();
+        assert!(is_timeout(&wrapped));
+        assert!(is_timeout(&Error::from(ErrorKind::TimedOut)));
+        let io = ureq::Error::Io(Error::from(ErrorKind::TimedOut));
+        assert!(is_timeout(&Error::other(io)));
+        assert!(!is_timeout(&Error::other(
+            "connection reset: timeout timed out"
+        )));
+        assert!(!is_timeout(&Error::from(ErrorKind::ConnectionReset)));
+    }
     use crate::config::Config;
     use wr_core::gate::{Gate, GateConfig};
     use wr_core::time::Timestamp;

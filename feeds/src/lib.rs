@@ -79,11 +79,14 @@ pub mod extract;
 pub mod fleet;
 pub mod hints;
 pub mod http;
+pub mod item;
 pub mod lock;
 pub mod pipeline;
 pub mod report;
 pub mod schedule;
+pub mod state;
 pub mod store;
+pub mod words;
 
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use config::{Config, ConfigError, ConnectTo, Identity, Timeouts};
@@ -91,7 +94,7 @@ pub use extract::Item;
 pub use pipeline::{Pipeline, PipelineError, RunOptions, Source};
 pub use report::{
     BlocklistState, CheckReport, Denial, Event, FetchError, Fetched, Method, NoProgress, Progress,
-    RunReport, SignalReport, SourceReport, SourceStatus,
+    Reason, RunReport, SignalReport, SourceReport, SourceStatus, Why,
 };
 
 #[cfg(test)]

@@ -52,11 +52,12 @@ use crate::extract::{self, Item};
 use crate::fleet::{Coordinator, FleetError, Slot};
 use crate::http::{BodyLimit, Http, Request as HttpRequest, ROBOTS_BODY_LIMIT};
 use crate::report::{
-    BlocklistState, CheckReport, Event, FetchError, Fetched, Method, Progress, RunReport,
-    SignalReport, SourceReport, SourceStatus,
+    BlocklistState, CheckReport, Event, FetchError, Fetched, Method, Progress, Reason, RunReport,
+    SignalReport, SourceReport, SourceStatus, Why,
 };
 use crate::schedule::Schedule;
 use crate::store::{BlocklistRow, HoldCause, HostRow, RobotsRow, Store, StoreError, Validators};
+use crate::words::{words, Words};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::sync::Arc;
@@ -71,6 +72,7 @@ use wr_core::fetch::{
 };
 use wr_core::gate::{host_key, Decision, Gate, GateConfig, HostKey, WaitReason};
 use wr_core::hints::{Hint, Hints};
+use wr_core::outcome::Deferral;
 use wr_core::robots::Policy;
 use wr_core::time::Timestamp;
 use wr_core::url::Url as CoreUrl;
@@ -200,16 +202,20 @@ fn blocklist_from_row(row: &BlocklistRow) -> Option<Blocklist> {
         reason: String,
     }
     let entries: Vec<E> = serde_json::from_str(&row.entries_json).ok()?;
-    let refresh = format!("PT{}S", (row.refresh_ms / 1000).max(1));
+    // The refresh is a number in the store, given back as a duration: no
+    // ISO 8601 text is written to be parsed again (issue #21).
     Blocklist::new(
         &row.contract,
-        Some(&refresh),
+        None,
         entries
             .into_iter()
             .map(|e| BlockedDomain::new(&e.domain, &e.added, &e.reason)),
     )
     .ok()
-    .map(|l| l.with_updated(&row.updated))
+    .map(|l| {
+        l.with_refresh(Duration::from_millis(row.refresh_ms))
+            .with_updated(&row.updated)
+    })
 }
 
 fn blocklist_to_row(list: &Blocklist, at: Timestamp) -> BlocklistRow {
@@ -868,7 +874,7 @@ impl Pipeline {
                 let now = self.clock.now();
                 self.store.put_validators(&url, accept, &v, now)?;
             }
-            Effect::Notice(msg) => self.notice(progress, msg),
+            Effect::Notice(n) => self.notice(progress, words(&n)),
         }
         Ok(())
     }
@@ -897,11 +903,16 @@ impl Pipeline {
                 RefreshEvent::Finished(done) => {
                     self.blocklist_state = match done {
                         Refreshed::Fresh { entries } => BlocklistState::Fresh { entries },
-                        Refreshed::Retained { entries, reason } => {
-                            BlocklistState::Retained { entries, reason }
-                        }
-                        Refreshed::Fallback { reason } => BlocklistState::Fallback { reason },
-                        Refreshed::Unavailable { reason } => BlocklistState::Unavailable { reason },
+                        Refreshed::Retained { entries, cause } => BlocklistState::Retained {
+                            entries,
+                            reason: Reason::new(Why::Blocklist(cause)),
+                        },
+                        Refreshed::Fallback { cause } => BlocklistState::Fallback {
+                            reason: Reason::new(Why::Blocklist(cause)),
+                        },
+                        Refreshed::Unavailable { cause } => BlocklistState::Unavailable {
+                            reason: Reason::new(Why::Blocklist(cause)),
+                        },
                     };
                     return Ok(());
                 }
@@ -959,7 +970,7 @@ impl Pipeline {
                 }
             }
             Ok(resp) => format!("{url}: HTTP {}", resp.status),
-            Err(e) => e.reason,
+            Err(e) => words(&e.cause),
         };
         match cached {
             Some((body, _)) => {
@@ -1012,9 +1023,18 @@ impl Pipeline {
             GetOutcome::DeniedRobots { url, rule, line } => {
                 Err(FetchError::DeniedRobots { url, rule, line })
             }
-            GetOutcome::Deferred { url, reason, .. } => Err(FetchError::Deferred { url, reason }),
-            GetOutcome::Invalid { url, reason } => Err(FetchError::Invalid { url, reason }),
-            GetOutcome::Failed { url, reason } => Err(FetchError::Failed { url, reason }),
+            GetOutcome::Deferred { url, why, .. } => Err(FetchError::Deferred {
+                url,
+                reason: words(&why),
+            }),
+            GetOutcome::Invalid { url, error } => Err(FetchError::Invalid {
+                url,
+                reason: words(&error),
+            }),
+            GetOutcome::Failed { url, cause } => Err(FetchError::Failed {
+                url,
+                reason: words(&cause),
+            }),
         })
     }
 
@@ -1104,10 +1124,13 @@ impl Pipeline {
         let target = resolved(url);
         let url = url.to_string();
         match self.finish(&mut Check::new(&target), progress)? {
-            Checked::RobotsDeferred(d) => Ok(CheckReport::Deferred {
-                url,
-                reason: format!("{}: deferred: {}", d.url, d.reason),
-            }),
+            Checked::RobotsDeferred(d) => {
+                let held = crate::words::held(d.at, d.until, d.reason);
+                Ok(CheckReport::Deferred {
+                    url,
+                    reason: format!("{}: deferred: {held}", d.url),
+                })
+            }
             Checked::Decided { at } => {
                 let d = self.gate.check(&target, at);
                 Ok(self.report_check(url, &target, d, at))
@@ -1171,12 +1194,13 @@ impl Pipeline {
             }
             Decision::Deferred { reason, .. } => CheckReport::Deferred {
                 url,
-                reason: format!("robots.txt unreachable ({reason})"),
+                reason: format!("robots.txt unreachable ({})", Words(reason)),
             },
             Decision::BlocklistUnavailable { reason, .. } => CheckReport::Deferred {
                 url,
                 reason: format!(
-                    "the operator blocklist could not be obtained ({reason}); not fetching without it (R3)"
+                    "the operator blocklist could not be obtained ({}); not fetching without it (R3)",
+                    Words(reason)
                 ),
             },
             Decision::Invalid(e) => CheckReport::Invalid {
@@ -1196,7 +1220,7 @@ impl Pipeline {
                 reason: reason @ (WaitReason::Backoff | WaitReason::RetryAfter | WaitReason::Cooldown),
             } => CheckReport::Deferred {
                 url,
-                reason: fetch::held(now, until, reason),
+                reason: crate::words::held(now, until, reason),
             },
             Decision::Wait { until, .. } => self.allowed(url, target, now.until(until)),
             Decision::Ready => self.allowed(url, target, Duration::ZERO),
@@ -1587,11 +1611,12 @@ impl Pipeline {
         paced: Option<((Timestamp, Hint), Option<String>)>,
     ) -> Result<(), StoreError> {
         if let SourceStatus::Deferred { reason, .. } = &report.status {
-            return self.store.record_deferral(key, now, reason);
+            return self.store.record_deferral(key, now, reason.why());
         }
         let note = (!report.notes.is_empty()).then(|| report.notes.join("; "));
         self.store
             .record_run_noted(key, now, report.status.label(), note.as_deref())?;
+        self.store.record_outcome(key, &report.status)?;
         if let Some(((at, by), feed)) = paced {
             self.store
                 .set_next_fetch(key, at, by.key(), feed.as_deref())?;
@@ -1608,9 +1633,12 @@ fn without_fleet(job: &Job, e: &FleetError) -> SourceReport {
         name: job.source.name.clone(),
         key: job.key.clone(),
         status: SourceStatus::Deferred {
-            reason: crate::extract::clean_message(&format!(
-                "{e}; not fetched without the fleet's slot (R4a), tried again next run"
-            )),
+            reason: Reason::new(Why::Deferred {
+                url: None,
+                why: Deferral::Coordinator {
+                    detail: e.to_string(),
+                },
+            }),
             until: None,
         },
         items: Vec::new(),
@@ -1687,12 +1715,19 @@ impl From<SourceOutcome> for SourceStatus {
             SourceOutcome::DeniedRobots { url, rule, line } => {
                 SourceStatus::DeniedRobots { url, rule, line }
             }
-            SourceOutcome::Deferred { reason, until } => SourceStatus::Deferred {
-                reason,
+            SourceOutcome::Deferred { url, why, until } => SourceStatus::Deferred {
+                reason: Reason::new(Why::Deferred {
+                    url: Some(url),
+                    why,
+                }),
                 until: until.map(|t| t.0),
             },
-            SourceOutcome::LeftOut { reason } => SourceStatus::LeftOut { reason },
-            SourceOutcome::Failed { reason } => SourceStatus::Failed { reason },
+            SourceOutcome::LeftOut(why) => SourceStatus::LeftOut {
+                reason: Reason::new(Why::LeftOut(why)),
+            },
+            SourceOutcome::Failed(why) => SourceStatus::Failed {
+                reason: Reason::new(Why::Failed(why)),
+            },
         }
     }
 }

@@ -1,11 +1,99 @@
 //! What a run, a check or a gated fetch reports back, and the progress
 //! callbacks.
 
-use crate::extract::{clean_message, Item};
-use serde::Serialize;
+use crate::extract::clean_message;
+use crate::item::Item;
+use crate::words::words;
+use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::time::Duration;
+use wr_core::outcome::{BlocklistCause, Deferral, LeftOut, SourceFailure};
 use wr_core::time::Timestamp;
+
+/// What a deferred, left out or failed source (or a blocklist that could
+/// not be had) is, as data: the value wr-core decided, kept whole so the
+/// store can keep it typed and the presenter ([`crate::words`]) can word
+/// it. The only outcome that did not come from a machine is a deferral
+/// for want of the fleet's slot, which the driver decides.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Why {
+    /// Not this run.
+    Deferred {
+        /// The URL held back (none when the run held it back).
+        url: Option<String>,
+        /// Why.
+        why: Deferral,
+    },
+    /// R9 found nothing to read.
+    LeftOut(LeftOut),
+    /// The transfer or the document failed.
+    Failed(SourceFailure),
+    /// The blocklist could not be had.
+    Blocklist(BlocklistCause),
+}
+
+impl crate::words::Present for Why {
+    fn present(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        use crate::words::Words;
+        match self {
+            Why::Deferred { url: Some(u), why } => write!(f, "{u}: {}", Words(why)),
+            Why::Deferred { url: None, why } => why.present(f),
+            Why::LeftOut(l) => l.present(f),
+            Why::Failed(x) => x.present(f),
+            Why::Blocklist(c) => c.present(f),
+        }
+    }
+}
+
+/// A [`Why`] with its words, written once by the presenter and cleaned
+/// for a terminal, a file and JSON ([`clean_message`]). It reads as the
+/// words (`Deref<Target = str>`, `Display`); it is stored and compared as
+/// the value.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(from = "Why", into = "Why")]
+pub struct Reason {
+    why: Why,
+    text: String,
+}
+
+impl Reason {
+    /// The reason `why` is, with its words.
+    pub fn new(why: Why) -> Reason {
+        let text = clean_message(&words(&why));
+        Reason { why, text }
+    }
+
+    /// The outcome as data.
+    pub fn why(&self) -> &Why {
+        &self.why
+    }
+}
+
+impl From<Why> for Reason {
+    fn from(why: Why) -> Reason {
+        Reason::new(why)
+    }
+}
+
+impl From<Reason> for Why {
+    fn from(r: Reason) -> Why {
+        r.why
+    }
+}
+
+impl std::ops::Deref for Reason {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.text
+    }
+}
+
+impl fmt::Display for Reason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.text)
+    }
+}
 
 /// How a source's items were obtained (R9).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -31,7 +119,7 @@ impl Method {
 }
 
 /// The outcome of one source.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "status", rename_all = "kebab-case")]
 pub enum SourceStatus {
     /// Fetched (or 304: `not_modified`, no new data).
@@ -70,19 +158,19 @@ pub enum SourceStatus {
     /// Retry-After or cool-down longer than the run may wait.
     Deferred {
         /// Why.
-        reason: String,
+        reason: Reason,
         /// Not before (Unix ms), when known.
         until: Option<u64>,
     },
     /// No feed, no markdown, no llms.txt: left out, never scraped (R9).
     LeftOut {
         /// What was tried.
-        reason: String,
+        reason: Reason,
     },
     /// The transfer or the document failed (after R5 retries).
     Failed {
         /// Why, naming the URL.
-        reason: String,
+        reason: Reason,
     },
 }
 
@@ -102,13 +190,12 @@ impl SourceStatus {
                 rule: c(rule),
                 line,
             },
-            SourceStatus::Deferred { reason, until } => SourceStatus::Deferred {
-                reason: c(reason),
-                until,
-            },
-            SourceStatus::LeftOut { reason } => SourceStatus::LeftOut { reason: c(reason) },
-            SourceStatus::Failed { reason } => SourceStatus::Failed { reason: c(reason) },
-            other @ (SourceStatus::Ok { .. } | SourceStatus::Skipped { .. }) => other,
+            // A reason's words are cleaned when they are written.
+            other @ (SourceStatus::Ok { .. }
+            | SourceStatus::Skipped { .. }
+            | SourceStatus::Deferred { .. }
+            | SourceStatus::LeftOut { .. }
+            | SourceStatus::Failed { .. }) => other,
         }
     }
 
@@ -179,49 +266,6 @@ impl SourceStatus {
     }
 }
 
-/// What denied the URL and how: `robots.txt (R2): URL (RULE, line N)`.
-/// The digest's reason of a denied source; [`SourceStatus`]'s sentence
-/// puts `denied by` before it.
-impl fmt::Display for Denial<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Denial::Blocklist { url, domain } => {
-                write!(f, "the operator blocklist (R3): {url} ({domain} is listed)")
-            }
-            Denial::Robots { url, rule, line } => {
-                write!(f, "robots.txt (R2): {url} ({rule}, line {line})")
-            }
-        }
-    }
-}
-
-impl fmt::Display for SourceStatus {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            SourceStatus::Ok {
-                not_modified: false,
-            } => f.write_str("ok"),
-            SourceStatus::Ok { not_modified: true } => f.write_str("not modified (304)"),
-            SourceStatus::Skipped { by, .. } if by == wr_core::hints::Hint::R8.as_str() => {
-                f.write_str("skipped: fetched less than an hour ago (R8; --force to override)")
-            }
-            SourceStatus::Skipped { by, .. } => write!(
-                f,
-                "skipped: the publisher asks for no fetch this soon ({by}; --force to override)"
-            ),
-            SourceStatus::DeniedBlocklist { .. } | SourceStatus::DeniedRobots { .. } => {
-                match self.denial() {
-                    Some(d) => write!(f, "denied by {d}"),
-                    None => Ok(()),
-                }
-            }
-            SourceStatus::Deferred { reason, .. } => write!(f, "deferred: {reason}"),
-            SourceStatus::LeftOut { reason } => write!(f, "left out: {reason}"),
-            SourceStatus::Failed { reason } => write!(f, "failed: {reason}"),
-        }
-    }
-}
-
 /// One source's result.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct SourceReport {
@@ -265,20 +309,20 @@ pub enum BlocklistState {
         /// Number of listed domains.
         entries: usize,
         /// Why the refresh failed.
-        reason: String,
+        reason: Reason,
     },
     /// The first-ever fetch failed: an empty list is used and nothing is
     /// protected. Report this loudly.
     Fallback {
         /// Why.
-        reason: String,
+        reason: Reason,
     },
     /// No list was ever adopted and none could be asked for (the operator
     /// host is held, or the stored copy cannot be read): targets are
     /// deferred rather than fetched unprotected (R3).
     Unavailable {
         /// Why.
-        reason: String,
+        reason: Reason,
     },
     /// Not needed yet (nothing was gated).
     Unknown,

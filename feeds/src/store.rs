@@ -28,7 +28,11 @@
 //! `synchronous = NORMAL`: a killed *process* loses nothing committed; only
 //! an OS crash or power loss may drop the last transactions, never corrupt.
 
-use crate::extract::Item;
+use crate::item::Item;
+pub use crate::state::{
+    BlocklistRow, Days, DigestSource, HostRow, ItemCounts, RobotsRow, SectionOutcome, SourceRow,
+    Validators,
+};
 use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -70,7 +74,8 @@ CREATE TABLE IF NOT EXISTS sources(
   name TEXT PRIMARY KEY, last_run INTEGER, last_status TEXT, method TEXT, fetched_url TEXT,
   offered_at INTEGER, error_streak INTEGER NOT NULL DEFAULT 0, last_note TEXT,
   next_fetch INTEGER, next_fetch_by TEXT, feed_hints TEXT,
-  deferred_runs INTEGER NOT NULL DEFAULT 0, deferred_at INTEGER, deferred_reason TEXT);
+  deferred_runs INTEGER NOT NULL DEFAULT 0, deferred_at INTEGER, deferred_reason TEXT,
+  last_outcome TEXT, deferred_outcome TEXT);
 CREATE TABLE IF NOT EXISTS items(
   source TEXT NOT NULL, id TEXT NOT NULL, url TEXT NOT NULL, title TEXT NOT NULL,
   published TEXT, first_seen INTEGER NOT NULL, last_seen INTEGER NOT NULL,
@@ -79,7 +84,7 @@ CREATE TABLE IF NOT EXISTS items(
 CREATE TABLE IF NOT EXISTS digest_sources(
   day TEXT NOT NULL, source TEXT NOT NULL, position INTEGER NOT NULL, name TEXT NOT NULL,
   url TEXT NOT NULL, tags TEXT NOT NULL, status TEXT NOT NULL, reason TEXT, method TEXT,
-  max_items INTEGER, written_at INTEGER NOT NULL, PRIMARY KEY (day, source));
+  max_items INTEGER, written_at INTEGER NOT NULL, outcome TEXT, PRIMARY KEY (day, source));
 ";
 
 /// `PRAGMA user_version` of a store whose schema is this version's: every
@@ -90,110 +95,12 @@ CREATE TABLE IF NOT EXISTS digest_sources(
 /// 4: `hosts.retry_after_asked` (issue #20, a capped Retry-After) or
 /// `sources.next_fetch`, `next_fetch_by`, `feed_hints`, `deferred_runs`,
 /// `deferred_at`, `deferred_reason` (issue #23), each on its own branch;
-/// 5: both.
-const SCHEMA_VERSION: i64 = 5;
-
-/// A stored robots.txt.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RobotsRow {
-    /// `scheme://host:port`.
-    pub origin: String,
-    /// HTTP status it was fetched with (2xx: parsed body; 4xx: allow all).
-    pub status: u16,
-    /// The body (2xx only), truncated at 500 KiB.
-    pub body: Vec<u8>,
-    /// When it was fetched.
-    pub fetched_at: Timestamp,
-}
-
-/// The stored blocklist (fields of an adopted, validated document).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct BlocklistRow {
-    /// `contract`.
-    pub contract: String,
-    /// `refresh` in ms.
-    pub refresh_ms: u64,
-    /// `updated`.
-    pub updated: String,
-    /// `[{domain, added, reason}]` as JSON.
-    pub entries_json: String,
-    /// When it was fetched.
-    pub fetched_at: Timestamp,
-}
-
-/// Stored validators of one URL + Accept variant (R7).
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct Validators {
-    /// `ETag`.
-    pub etag: Option<String>,
-    /// `Last-Modified`.
-    pub last_modified: Option<String>,
-    /// Which representation they belong to (`feed`, `markdown`, `llms-txt`,
-    /// `html`, ...).
-    pub kind: Option<String>,
-}
-
-/// A host's schedule row.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct HostRow {
-    /// Last request instant (any process).
-    pub last_request: Option<Timestamp>,
-    /// Not before this instant (the latest of every hold).
-    pub hold_until: Option<Timestamp>,
-    /// `true` when the latest hold is a cool-down (retries exhausted).
-    pub cooldown: bool,
-    /// The latest instant a server's `Retry-After` asked to wait until
-    /// (R5: "wait at least that long"); `hold_until` is never before it.
-    pub retry_after_until: Option<Timestamp>,
-    /// What that `Retry-After` asked for, when it lay past
-    /// [`wr_core::constants::RETRY_AFTER_CAP`] and `retry_after_until`
-    /// is the cap ([`wr_core::retry_after::cap_hold`]).
-    pub retry_after_asked: Option<Timestamp>,
-}
-
-impl HostRow {
-    /// The longest hold of our own (the cool-down after retries run out;
-    /// a backoff step is shorter), with a second's slack for the
-    /// millisecond the holds round up by.
-    pub const LONGEST_OWN_HOLD: Duration = wr_core::constants::FAILURE_COOLDOWN
-        .saturating_add(wr_core::constants::BACKOFF_CAP)
-        .saturating_add(Duration::from_secs(1));
-
-    /// The row as of `now`, every instant through
-    /// [`crate::clock::clamp_stored`]: the last request no later than
-    /// now; a hold of ours no later than now plus
-    /// [`HostRow::LONGEST_OWN_HOLD`] (a longer one was written by a clock
-    /// that was ahead). A server's `Retry-After` is kept whole up to
-    /// [`wr_core::constants::RETRY_AFTER_CAP`] from now: R5 says wait at
-    /// least that long and has no upper bound, so only a hold past that
-    /// cap (written before the cap existed) is shortened, to it, keeping
-    /// what was asked in [`HostRow::retry_after_asked`]. The hold is never
-    /// before the server's.
-    pub fn clamped(self, now: Timestamp) -> HostRow {
-        use crate::clock::clamp_stored;
-        // A second's slack, as for our own holds: a reader whose clock
-        // reads whole seconds must not shave a hold capped a moment ago.
-        let server = self
-            .retry_after_until
-            .map(|t| wr_core::retry_after::cap_hold(t, now.saturating_add(Duration::from_secs(1))));
-        let asked = match (self.retry_after_until, server) {
-            (Some(was), Some(capped)) if capped < was => self.retry_after_asked.or(Some(was)),
-            _ => self.retry_after_asked,
-        };
-        HostRow {
-            last_request: self
-                .last_request
-                .map(|t| clamp_stored(t, now, Duration::ZERO)),
-            hold_until: self.hold_until.map(|t| {
-                clamp_stored(t, now, HostRow::LONGEST_OWN_HOLD)
-                    .max(server.unwrap_or_default().min(t))
-            }),
-            cooldown: self.cooldown,
-            retry_after_until: server,
-            retry_after_asked: asked,
-        }
-    }
-}
+/// 5: both; 6: outcomes stored as typed JSON, never as sentences
+/// (`sources.last_outcome`, `sources.deferred_outcome`,
+/// `digest_sources.outcome`; issue #21). A row written before 6 keeps
+/// the words it was written with in `reason` and `deferred_reason`,
+/// shown as they are: words are never parsed back into an outcome.
+const SCHEMA_VERSION: i64 = 6;
 
 /// Why a host is held (R5), as [`Store::hold`] records it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -219,96 +126,18 @@ pub struct Lift {
     pub forced: Option<Timestamp>,
 }
 
-/// A source's R8 row.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct SourceRow {
-    /// Last run instant.
-    pub last_run: Option<Timestamp>,
-    /// Status label of the last run.
-    pub last_status: Option<String>,
-    /// Method of the last successful fetch.
-    pub method: Option<String>,
-    /// Final URL of the last successful fetch.
-    pub fetched_url: Option<String>,
-    /// When the currently offered item set was last fetched.
-    pub offered_at: Option<Timestamp>,
-    /// What the last run had to say beyond its status (`read after
-    /// repairs: ...`, `zero entries: ...`).
-    pub last_note: Option<String>,
-    /// The earliest next fetch the publisher's hints allow (issue #23).
-    pub next_fetch: Option<Timestamp>,
-    /// The rule that set it (`wr_core::hints::Hint::as_str`).
-    pub next_fetch_by: Option<String>,
-    /// The hints the feed's own elements gave the last time it was read
-    /// whole (`ttl`, `sy:*`, `skipHours`, `skipDays`), for a 304 to reuse.
-    pub feed_hints: Option<String>,
-    /// Runs in a row that deferred the source (robots.txt unreachable, a
-    /// host held...) since it last ran; 0 once it runs.
-    pub deferred_runs: u32,
-    /// When it was last deferred.
-    pub deferred_at: Option<Timestamp>,
-    /// Why it was last deferred.
-    pub deferred_reason: Option<String>,
-}
-
-/// The digest days `first..=last` (`YYYY-MM-DD`, as the caller counts
-/// days) and the instants they span, `[start, end)`. An item belongs to
-/// the day of the digest that first reported it; an item reported before
-/// days were recorded (`reported_on` NULL) belongs to the day it was first
-/// seen, which the instants place.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Days {
-    /// First day, `YYYY-MM-DD`.
-    pub first: String,
-    /// Last day, `YYYY-MM-DD` (inclusive).
-    pub last: String,
-    /// The instant `first` begins.
-    pub start: Timestamp,
-    /// The instant the day after `last` begins.
-    pub end: Timestamp,
-    /// The reader's today, `YYYY-MM-DD`: a day stored after it (by a
-    /// clock that was ahead) is read as today, as every stored instant is
-    /// clamped to now ([`crate::clock::clamp_stored`]; issue #20).
-    pub today: String,
-}
-
-/// One source's section of a digest day, as the last digest written that
-/// day had it ([`Store::record_digest`]).
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct DigestSource {
-    /// The source's key ([`crate::Source::key`]).
-    pub source: String,
-    /// Its name then.
-    pub name: String,
-    /// Its page then.
-    pub url: String,
-    /// Its tags then.
-    pub tags: Vec<String>,
-    /// The digest's status word (`ok`, `skipped`, `failed`, ...).
-    pub status: String,
-    /// Why, when the digest said.
-    pub reason: Option<String>,
-    /// How its items were obtained (`feed`, `markdown`, `llms-txt`).
-    pub method: Option<String>,
-    /// The source's `max_items` then: the section listed at most this
-    /// many of the day's items.
-    pub max_items: Option<u64>,
-    /// When that digest was made (ignored by [`Store::record_digest`],
-    /// which is told the instant).
-    pub written_at: Timestamp,
-}
-
 /// The columns [`Store::query_heads`] reads.
 const HEAD_COLUMNS: &str = "SELECT source, name, url, tags, status, reason, method, max_items,
-   written_at FROM digest_sources";
+   written_at, outcome FROM digest_sources";
 
-/// A source's counts for `status`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct ItemCounts {
-    /// Every item ever seen.
-    pub seen: u64,
-    /// Seen but in no digest delivered yet (the next digest lists them).
-    pub pending: u64,
+/// A stored JSON value, when it reads back as `T`.
+fn typed<T: serde::de::DeserializeOwned>(json: Option<String>) -> Option<T> {
+    json.and_then(|j| serde_json::from_str(&j).ok())
+}
+
+/// A value as stored JSON.
+fn json<T: serde::Serialize>(value: &T) -> Option<String> {
+    serde_json::to_string(value).ok()
 }
 
 /// The condition "an item of the days `:first..=:last`, which span the
@@ -514,9 +343,28 @@ fn migrate(conn: &Connection) -> rusqlite::Result<()> {
             conn.execute_batch(&format!("ALTER TABLE sources ADD COLUMN {column}"))?;
         }
     }
+    add_outcome_columns(conn)?;
     let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
     if version < SCHEMA_VERSION {
         conn.pragma_update(None, "user_version", SCHEMA_VERSION)?;
+    }
+    Ok(())
+}
+
+/// Schema 6 (issue #21): outcomes as typed JSON. Rows from before keep
+/// the words they were written with; nothing is parsed back from them.
+fn add_outcome_columns(conn: &Connection) -> rusqlite::Result<()> {
+    for (table, column) in [
+        ("sources", "last_outcome"),
+        ("sources", "deferred_outcome"),
+        ("digest_sources", "outcome"),
+    ] {
+        let present = conn
+            .prepare(&format!("SELECT {column} FROM {table} LIMIT 0"))
+            .is_ok();
+        if !present {
+            conn.execute_batch(&format!("ALTER TABLE {table} ADD COLUMN {column} TEXT"))?;
+        }
     }
     Ok(())
 }
@@ -1022,10 +870,15 @@ impl Store {
             .query_row(
                 "SELECT last_run, last_status, method, fetched_url, offered_at, last_note,
                    next_fetch, next_fetch_by, feed_hints, deferred_runs, deferred_at,
-                   deferred_reason
+                   deferred_reason, deferred_outcome, last_outcome
                  FROM sources WHERE name = ?1",
                 [name],
                 |r| {
+                    let deferred_outcome: Option<crate::Why> = typed(r.get(12)?);
+                    let deferred_reason = match &deferred_outcome {
+                        Some(why) => Some(crate::Reason::new(why.clone()).to_string()),
+                        None => r.get(11)?,
+                    };
                     Ok(SourceRow {
                         last_run: ts(r.get(0)?),
                         last_status: r.get(1)?,
@@ -1038,7 +891,9 @@ impl Store {
                         feed_hints: r.get(8)?,
                         deferred_runs: u32::try_from(r.get::<_, i64>(9)?).unwrap_or(0),
                         deferred_at: ts(r.get(10)?),
-                        deferred_reason: r.get(11)?,
+                        deferred_reason,
+                        deferred_outcome,
+                        last_outcome: typed(r.get(13)?),
                     })
                 },
             )
@@ -1079,16 +934,30 @@ impl Store {
             .map_err(|e| self.err(e))
     }
 
-    /// Counts a run that deferred `name` (it was not tried: its last run,
-    /// R8's hour, stays as it was), with when and why, for `status`.
-    pub fn record_deferral(&self, name: &str, at: Timestamp, reason: &str) -> Result<()> {
+    /// Keeps the last run's outcome of `name` with its facts, beside the
+    /// label [`Store::record_run`] wrote.
+    pub fn record_outcome(&self, name: &str, status: &crate::SourceStatus) -> Result<()> {
         self.conn
             .execute(
-                "INSERT INTO sources(name, deferred_runs, deferred_at, deferred_reason)
+                "UPDATE sources SET last_outcome = ?2 WHERE name = ?1",
+                params![name, json(status)],
+            )
+            .map(|_| ())
+            .map_err(|e| self.err(e))
+    }
+
+    /// Counts a run that deferred `name` (it was not tried: its last run,
+    /// R8's hour, stays as it was), with when and why, for `status`. The
+    /// why is kept as data; the words of an older deferral are dropped.
+    pub fn record_deferral(&self, name: &str, at: Timestamp, why: &crate::Why) -> Result<()> {
+        self.conn
+            .execute(
+                "INSERT INTO sources(name, deferred_runs, deferred_at, deferred_outcome)
                  VALUES (?1, 1, ?2, ?3)
                  ON CONFLICT(name) DO UPDATE SET deferred_runs = sources.deferred_runs + 1,
-                   deferred_at = excluded.deferred_at, deferred_reason = excluded.deferred_reason",
-                params![name, sql_ts(at), reason],
+                   deferred_at = excluded.deferred_at, deferred_reason = NULL,
+                   deferred_outcome = excluded.deferred_outcome",
+                params![name, sql_ts(at), json(why)],
             )
             .map(|_| ())
             .map_err(|e| self.err(e))
@@ -1174,7 +1043,8 @@ impl Store {
     pub fn reset_source(&self, name: &str) -> Result<bool> {
         self.conn
             .execute(
-                "UPDATE sources SET last_run = NULL, last_status = NULL, error_streak = 0,
+                "UPDATE sources SET last_run = NULL, last_status = NULL, last_outcome = NULL,
+                   error_streak = 0,
                    next_fetch = NULL, next_fetch_by = NULL
                  WHERE name = ?1
                    AND (last_run IS NOT NULL OR error_streak > 0 OR next_fetch IS NOT NULL)",
@@ -1374,8 +1244,8 @@ impl Store {
                 let tags = serde_json::to_string(&s.tags).unwrap_or_else(|_| "[]".into());
                 tx.execute(
                     "INSERT OR REPLACE INTO digest_sources(day, source, position, name, url, tags,
-                       status, reason, method, max_items, written_at)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+                       status, reason, method, max_items, written_at, outcome)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
                     params![
                         day,
                         s.source,
@@ -1384,10 +1254,13 @@ impl Store {
                         s.url,
                         tags,
                         s.status,
-                        s.reason,
+                        // The outcome is kept as data; words only when
+                        // the caller has no outcome to give.
+                        s.outcome.is_none().then_some(s.reason.as_deref()).flatten(),
                         s.method,
                         s.max_items.and_then(|n| i64::try_from(n).ok()),
-                        sql_ts(at)
+                        sql_ts(at),
+                        s.outcome.as_ref().and_then(json)
                     ],
                 )
                 .map_err(&err)?;
@@ -1502,13 +1375,19 @@ impl Store {
         let run = || -> rusqlite::Result<Vec<DigestSource>> {
             let mut st = self.conn.prepare(sql)?;
             let rows = st.query_map([param], |r| {
+                let outcome: Option<SectionOutcome> = typed(r.get(9)?);
+                let reason = match &outcome {
+                    Some(o) => o.reason(),
+                    None => r.get(5)?,
+                };
                 Ok(DigestSource {
                     source: r.get(0)?,
                     name: r.get(1)?,
                     url: r.get(2)?,
                     tags: serde_json::from_str(&r.get::<_, String>(3)?).unwrap_or_default(),
                     status: r.get(4)?,
-                    reason: r.get(5)?,
+                    reason,
+                    outcome,
                     method: r.get(6)?,
                     max_items: r
                         .get::<_, Option<i64>>(7)?
@@ -1993,6 +1872,7 @@ mod tests {
             tags: vec!["t".into()],
             status: status.into(),
             reason: None,
+            outcome: None,
             method: Some("feed".into()),
             max_items: Some(9),
             written_at: Timestamp(0),
@@ -2239,3 +2119,7 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
+
+#[cfg(test)]
+#[path = "store_v5_tests.rs"]
+mod v5_tests;

@@ -76,43 +76,8 @@ pub fn run(args: &Args, common: &Common) -> CmdResult {
     Ok(ExitCode::from(code))
 }
 
-fn secs(ms: u64) -> String {
-    format!("{:.1} s", ms as f64 / 1000.0)
-}
-
-/// One line of `check` output.
-pub fn check_line(r: &CheckReport) -> String {
-    match r {
-        CheckReport::Allowed {
-            url,
-            wait_ms,
-            spacing_ms,
-            rule,
-            line,
-        } => {
-            let rule = match (rule, line) {
-                (Some(r), Some(l)) => format!("robots.txt {r} (line {l})"),
-                (Some(r), None) => format!("robots.txt {r}"),
-                _ => "no robots.txt rule matched".to_string(),
-            };
-            format!(
-                "allowed   {url}  (R3 not listed; R2 {rule}; R4 wait {}, spacing {})",
-                secs(*wait_ms),
-                secs(*spacing_ms)
-            )
-        }
-        CheckReport::DeniedBlocklist {
-            url,
-            domain,
-            reason,
-        } => format!("denied    {url}  (R3 operator blocklist: {domain} is listed: {reason})"),
-        CheckReport::DeniedRobots { url, rule, line } => {
-            format!("denied    {url}  (R2 robots.txt {rule}, line {line})")
-        }
-        CheckReport::Deferred { url, reason } => format!("deferred  {url}  ({reason})"),
-        CheckReport::Invalid { url, reason } => format!("invalid   {url}  ({reason})"),
-    }
-}
+/// One line of `check` output (the presenter's).
+pub use wr_feeds::words::check_line;
 
 // ---- selftest ----------------------------------------------------------
 

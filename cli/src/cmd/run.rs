@@ -54,17 +54,14 @@ fn domains(n: usize) -> String {
 fn report_blocklist(ui: &Ui, state: &BlocklistState) {
     match state {
         // Not quiet: the pipeline's own notice has said it already.
-        BlocklistState::Fallback { reason } if ui.quiet => ui.error(&format!(
-            "the operator blocklist could not be fetched and none was ever adopted ({reason}): \
-             no out-of-band opt-out is known yet (R3b fail-open)"
-        )),
+        BlocklistState::Fallback { .. } | BlocklistState::Unavailable { .. } if ui.quiet => {
+            if let Some(e) = wr_feeds::words::blocklist_error(state) {
+                ui.error(&e)
+            }
+        }
         // The pipeline's notice has said it (a warning, hidden by -q):
         // saying it here too printed it twice (issue #12).
         BlocklistState::Retained { .. } => {}
-        BlocklistState::Unavailable { reason } if ui.quiet => ui.error(&format!(
-            "the operator blocklist could not be obtained and no usable copy exists ({reason}): \
-             targets were deferred, not fetched without it (R3)"
-        )),
         BlocklistState::Fresh { entries } | BlocklistState::Cached { entries } => {
             ui.detail(1, &format!("operator blocklist: {}", domains(*entries)))
         }

@@ -321,11 +321,11 @@ pub(super) fn held_hosts(store: &Store, now_ms: u64) -> Result<Vec<HostLine>, St
                 held_until: ms_to_rfc3339(until.0),
                 held_for_s: (until.0 - now_ms).div_ceil(1000),
                 cooldown: row.cooldown,
-                reason: match server {
-                    Some(s) if s >= until => "the server's Retry-After (R5)",
-                    _ if row.cooldown => "cool-down after repeated failures (R5)",
-                    _ => "backoff after a failed request (R5)",
-                },
+                reason: wr_feeds::words::hold_cause(match server {
+                    Some(s) if s >= until => HoldCause::RetryAfter,
+                    _ if row.cooldown => HoldCause::Cooldown,
+                    _ => HoldCause::Backoff,
+                }),
                 retry_after_until: server.map(|s| ms_to_rfc3339(s.0)),
                 reset,
                 host,
@@ -376,11 +376,7 @@ fn fleet(url: &str) -> FleetLine {
                         .held_ms
                         .map(|(ms, _)| ms_to_rfc3339(now_ms.saturating_add(ms))),
                     held_for_s: h.held_ms.map(|(ms, _)| ms.div_ceil(1000)),
-                    reason: h.held_ms.map(|(_, c)| match c {
-                        HoldCause::RetryAfter => "the server's Retry-After (R5)",
-                        HoldCause::Cooldown => "cool-down after repeated failures (R5)",
-                        HoldCause::Backoff => "backoff after a failed request (R5)",
-                    }),
+                    reason: h.held_ms.map(|(_, c)| wr_feeds::words::hold_cause(c)),
                     retry_after_until: h
                         .retry_after_ms
                         .map(|ms| ms_to_rfc3339(now_ms.saturating_add(ms))),

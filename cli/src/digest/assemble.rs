@@ -107,6 +107,10 @@ pub(crate) fn sections(
             tags: w.tags.clone(),
             status: w.status.as_str().to_string(),
             reason: w.reason.clone(),
+            outcome: Some(wr_feeds::store::SectionOutcome {
+                status: r.status.clone(),
+                notes: r.notes.clone(),
+            }),
             method: w.method.clone(),
             max_items: s.max_items.and_then(|n| u64::try_from(n).ok()),
             written_at: Timestamp(0),
@@ -126,41 +130,15 @@ pub(crate) fn sections(
 /// A source's section of the digest, with every item `r` holds (cut to
 /// its `max_items` by [`SourceReport::capped`]).
 pub(crate) fn to_report(src: &sources::Source, r: &wr_feeds::SourceReport) -> SourceReport {
-    let (status, reason) = match &r.status {
-        SourceStatus::Ok { not_modified } => (
-            Status::Ok,
-            if *not_modified {
-                Some(super::NOT_MODIFIED.to_string())
-            } else {
-                // A feed read after repairs, or listing nothing (issue #19).
-                (!r.notes.is_empty()).then(|| r.notes.join("; "))
-            },
-        ),
-        SourceStatus::Skipped { last_run, by, .. } if by == wr_core::hints::Hint::R8.as_str() => (
-            Status::Skipped,
-            Some(format!(
-                "fetched less than an hour ago ({}), R8; --force fetches it anyway",
-                super::rfc3339((*last_run / 1000) as i64)
-            )),
-        ),
-        // A publisher hint (issue #23): when, and which.
-        SourceStatus::Skipped {
-            last_run, until, by
-        } => (
-            Status::Skipped,
-            Some(format!(
-                "fetched {}; the publisher asks for no fetch before {} ({by}); --force fetches it anyway",
-                super::rfc3339((*last_run / 1000) as i64),
-                super::rfc3339((*until / 1000) as i64)
-            )),
-        ),
-        s @ (SourceStatus::DeniedBlocklist { .. } | SourceStatus::DeniedRobots { .. }) => {
-            (Status::Denied, s.denial().map(|d| d.to_string()))
-        }
-        SourceStatus::Deferred { reason, .. } => (Status::Deferred, Some(reason.clone())),
-        SourceStatus::LeftOut { reason } => (Status::LeftOut, Some(reason.clone())),
-        SourceStatus::Failed { reason } => (Status::Failed, Some(reason.clone())),
+    let status = match &r.status {
+        SourceStatus::Ok { .. } => Status::Ok,
+        SourceStatus::Skipped { .. } => Status::Skipped,
+        SourceStatus::DeniedBlocklist { .. } | SourceStatus::DeniedRobots { .. } => Status::Denied,
+        SourceStatus::Deferred { .. } => Status::Deferred,
+        SourceStatus::LeftOut { .. } => Status::LeftOut,
+        SourceStatus::Failed { .. } => Status::Failed,
     };
+    let reason = wr_feeds::words::digest_reason(&r.status, &r.notes);
     SourceReport {
         name: src.name.clone(),
         url: src.url.clone(),

@@ -1459,7 +1459,9 @@ fn answer(status: u16, retry_after: Option<&str>) -> Response {
 fn outcome_kind(o: &Option<GetOutcome>) -> String {
     match o {
         Some(GetOutcome::Response { response, .. }) => format!("HTTP {}", response.status),
-        Some(GetOutcome::Failed { reason, .. }) => format!("failed ({reason})"),
+        Some(GetOutcome::Failed { cause, .. }) => {
+            format!("failed ({})", wr_feeds::words::Words(cause))
+        }
         Some(GetOutcome::Deferred { .. }) => "deferred".to_string(),
         Some(other) => format!("{other:?}"),
         None => "no outcome (the script ran out)".to_string(),
@@ -1559,7 +1561,13 @@ pub fn get_rows(backoff: Backoff) -> Vec<(String, String, String)> {
         "after five retries: failed, host held 1 h (cool-down)".to_string(),
         format!(
             "{}, {:?}",
-            matches!(&d.outcome, Some(GetOutcome::Failed { reason, .. }) if reason.contains("after 5 retries")),
+            matches!(
+                &d.outcome,
+                Some(GetOutcome::Failed {
+                    cause: wr_core::outcome::Cause::RetriesExhausted { retries: 5, .. },
+                    ..
+                })
+            ),
             hold_s(&d)
         ),
         format!("true, {:?}", Some((3600u64, WaitReason::Cooldown))),

@@ -14,7 +14,7 @@
 //! words it for the reader. A robots.txt that could not even be asked for
 //! within the run's patience is its own answer.
 
-use super::robots::{Deferral, RobotsFetch};
+use super::robots::{RobotsDeferral, RobotsFetch};
 use super::{host_of, Action, Ctx, Failure, Machine, Response};
 use crate::gate::{Decision, HostKey};
 use crate::time::Timestamp;
@@ -41,7 +41,7 @@ pub enum Checked {
         at: Timestamp,
     },
     /// robots.txt could not be asked for within the run's patience.
-    RobotsDeferred(Deferral),
+    RobotsDeferred(RobotsDeferral),
 }
 
 impl Check {
@@ -62,7 +62,7 @@ impl Check {
 
     /// The robots.txt fetch ended: its deferral is the answer, else the
     /// gate is asked again.
-    fn robots_ended(&mut self, end: Result<(), Deferral>) {
+    fn robots_ended(&mut self, end: Result<(), RobotsDeferral>) {
         self.robots = None;
         if let Err(d) = end {
             self.end = Some(Checked::RobotsDeferred(d));

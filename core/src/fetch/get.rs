@@ -17,14 +17,15 @@
 //!   HTTP) and a body past the limit fail at once: retrying meets the same
 //!   refusal, and holding the host for it would punish its other sources.
 
-use super::robots::{Deferral, RobotsFetch};
+use super::robots::{RobotsDeferral, RobotsFetch};
 use super::{
-    held, host_of, is_web, Action, BodyLimit, Ctx, Failure, FailureKind, Machine, Request,
-    Response, MAX_REDIRECTS,
+    host_of, is_web, Action, BodyLimit, Ctx, Failure, FailureKind, Machine, Request, Response,
+    MAX_REDIRECTS,
 };
 use crate::backoff::{is_retryable_status, BackoffStep};
 use crate::constants::FAILURE_COOLDOWN;
 use crate::gate::{Decision, WaitReason};
+use crate::outcome::{BlocklistCause, Cause, Deferral, InvalidUrl, Unreachable};
 use crate::robots::Reading;
 use crate::time::Timestamp;
 use alloc::format;
@@ -66,8 +67,8 @@ pub enum GetOutcome {
     Deferred {
         /// The URL held back.
         url: String,
-        /// Why, with the instant when there is one.
-        reason: String,
+        /// Why.
+        why: Deferral,
         /// Not before, when known.
         until: Option<Timestamp>,
     },
@@ -75,8 +76,8 @@ pub enum GetOutcome {
     Invalid {
         /// As given.
         url: String,
-        /// Why.
-        reason: String,
+        /// What is wrong with it.
+        error: InvalidUrl,
     },
     /// A failure that ends the GET: too many redirects, retries exhausted,
     /// a local error, a body past the limit.
@@ -84,7 +85,7 @@ pub enum GetOutcome {
         /// The URL.
         url: String,
         /// Why.
-        reason: String,
+        cause: Cause,
     },
 }
 
@@ -184,57 +185,58 @@ impl Get {
         self.end = Some(outcome);
     }
 
-    fn failed(&mut self, reason: String) {
+    fn failed(&mut self, cause: Cause) {
         let url = self.url.clone();
-        self.finish(GetOutcome::Failed { url, reason });
+        self.finish(GetOutcome::Failed { url, cause });
     }
 
     /// What the gate's refusal means for this GET.
-    fn refused(&mut self, cx: &mut Ctx<'_>, refusal: Refusal) -> Action<GetOutcome> {
+    fn refused(&mut self, cx: &mut Ctx<'_>, refusal: Refused) -> Action<GetOutcome> {
         let url = self.url.clone();
         let outcome = match refusal {
-            Refusal::NeedBlocklist => return Action::NeedBlocklist,
+            Refused::NeedBlocklist => return Action::NeedBlocklist,
             // `admit` only refuses with a reason; ask again.
-            Refusal::Again => return Action::Wait(cx.now),
-            Refusal::NeedRobots(robots) if self.robots_asked => GetOutcome::Deferred {
+            Refused::Again => return Action::Wait(cx.now),
+            Refused::NeedRobots(robots) if self.robots_asked => GetOutcome::Deferred {
                 url,
-                reason: format!("{robots} could not be obtained; deferred for this run"),
+                why: Deferral::RobotsUnobtainable { robots },
                 until: None,
             },
-            Refusal::NeedRobots(robots) => {
+            Refused::NeedRobots(robots) => {
                 // The robots.txt fetch starts now.
                 self.robots_asked = true;
                 self.robots = Some(RobotsFetch::new(&self.url, &robots));
                 return self.poll(cx);
             }
-            Refusal::Wait(until, _) if until <= cx.run.horizon(cx.now) => {
+            Refused::Wait(until, _) if until <= cx.run.horizon(cx.now) => {
                 return Action::Wait(until)
             }
-            Refusal::Wait(until, reason) => GetOutcome::Deferred {
+            Refused::Wait(until, reason) => GetOutcome::Deferred {
                 url,
-                reason: held(cx.now, until, reason),
+                why: Deferral::Held {
+                    at: cx.now,
+                    until,
+                    reason,
+                },
                 until: Some(until),
             },
-            Refusal::DenyBlocklist { domain, reason } => GetOutcome::DeniedBlocklist {
+            Refused::DenyBlocklist { domain, reason } => GetOutcome::DeniedBlocklist {
                 url,
                 domain,
                 reason,
             },
-            Refusal::DenyRobots { rule, line } => GetOutcome::DeniedRobots { url, rule, line },
-            Refusal::Deferred { until, reason } => GetOutcome::Deferred {
+            Refused::DenyRobots { rule, line } => GetOutcome::DeniedRobots { url, rule, line },
+            Refused::Deferred { until, why } => GetOutcome::Deferred {
                 url,
-                reason: format!("robots.txt unreachable ({reason}); deferred for this run"),
+                why: Deferral::RobotsUnreachable { why },
                 until: Some(until),
             },
-            Refusal::Unavailable { until, reason } => GetOutcome::Deferred {
+            Refused::Unavailable { until, cause } => GetOutcome::Deferred {
                 url,
-                reason: format!(
-                    "the operator blocklist could not be obtained ({reason}); not fetching \
-                     without it (R3); deferred for this run"
-                ),
+                why: Deferral::BlocklistUnavailable { cause },
                 until: Some(until),
             },
-            Refusal::Invalid(reason) => GetOutcome::Invalid { url, reason },
+            Refused::Invalid(error) => GetOutcome::Invalid { url, error },
         };
         Action::Done(outcome)
     }
@@ -246,7 +248,7 @@ impl Get {
         cx: &mut Ctx<'_>,
         host: &crate::gate::HostKey,
         retry_after: Option<Duration>,
-        what: String,
+        what: Cause,
     ) {
         let step = cx.run.backoff.next(self.attempt, retry_after, cx.jitter);
         match step {
@@ -261,11 +263,12 @@ impl Get {
                 let until = super::after(cx, FAILURE_COOLDOWN);
                 cx.run.hold(cx.gate, host, until, WaitReason::Cooldown);
                 let alone = retry_after.map_or(FAILURE_COOLDOWN, |d| d.max(FAILURE_COOLDOWN));
-                self.failed(format!(
-                    "{what} after {} retries; leaving {host} alone for {} min",
-                    self.attempt,
-                    alone.as_secs().div_ceil(60)
-                ));
+                self.failed(Cause::RetriesExhausted {
+                    last: alloc::boxed::Box::new(what),
+                    retries: self.attempt,
+                    host: host.clone(),
+                    alone_min: alone.as_secs().div_ceil(60),
+                });
             }
             BackoffStep::Retry { after } => {
                 let until = super::after(cx, after);
@@ -278,12 +281,11 @@ impl Get {
                     let url = self.url.clone();
                     self.finish(GetOutcome::Deferred {
                         url,
-                        reason: format!(
-                            "{what} with Retry-After {} s, longer than this run waits ({} s); \
-                             deferred to a later run",
-                            after.as_secs(),
-                            cx.run.patience.as_secs()
-                        ),
+                        why: Deferral::RetryTooLate {
+                            last: what,
+                            after_s: after.as_secs(),
+                            patience_s: cx.run.patience.as_secs(),
+                        },
                         until: Some(until),
                     });
                 } else {
@@ -311,11 +313,16 @@ impl Machine for Get {
         if let Some(r) = &mut self.robots {
             match r.poll(cx) {
                 Action::Done(Ok(())) => self.robots = None,
-                Action::Done(Err(Deferral { url, reason, until })) => {
+                Action::Done(Err(RobotsDeferral {
+                    url,
+                    at,
+                    until,
+                    reason,
+                })) => {
                     self.robots = None;
                     return Action::Done(GetOutcome::Deferred {
                         url,
-                        reason,
+                        why: Deferral::Held { at, until, reason },
                         until: Some(until),
                     });
                 }
@@ -324,12 +331,18 @@ impl Machine for Get {
                 Action::Wait(t) => return Action::Wait(t),
             }
         }
-        if let Some(reason) = self.host.as_deref().and_then(|h| cx.run.timed_out(h)) {
-            return Action::Done(GetOutcome::Deferred {
-                url: self.url.clone(),
-                reason,
-                until: None,
-            });
+        if let Some(host) = &self.host {
+            if let Some(times) = cx.run.timed_out(host) {
+                return Action::Done(GetOutcome::Deferred {
+                    url: self.url.clone(),
+                    why: Deferral::TimedOut {
+                        detail: None,
+                        host: host.clone(),
+                        times,
+                    },
+                    until: None,
+                });
+            }
         }
         let admitted = if self.operator {
             cx.gate.admit_operator(&self.url, cx.now)
@@ -348,7 +361,7 @@ impl Machine for Get {
             }
             // The decision borrows the gate; own what the answer needs.
             Err(d) => {
-                let refusal = Refusal::from(d);
+                let refusal = Refused::from(d);
                 self.refused(cx, refusal)
             }
         }
@@ -363,13 +376,13 @@ impl Machine for Get {
         let s = resp.status;
         if (300..400).contains(&s) && s != 304 {
             match resp.location {
-                None => self.failed(format!("HTTP {s} without a usable Location")),
-                Some(n) if !is_web(&n) => self.failed(format!("redirect to a non-http(s) URL {n}")),
+                None => self.failed(Cause::NoLocation { status: s }),
+                Some(n) if !is_web(&n) => self.failed(Cause::NotWebRedirect { location: n }),
                 Some(_) if self.hops >= MAX_REDIRECTS => {
                     let url = self.original.clone();
                     self.finish(GetOutcome::Failed {
                         url,
-                        reason: format!("more than {MAX_REDIRECTS} redirects"),
+                        cause: Cause::TooManyRedirects,
                     });
                 }
                 Some(n) => {
@@ -389,7 +402,7 @@ impl Machine for Get {
                 .retry_after
                 .as_deref()
                 .and_then(|v| crate::retry_after::parse_retry_after(v, cx.now).ok());
-            return self.retry(cx, &host, after, format!("HTTP {s}"));
+            return self.retry(cx, &host, after, Cause::Status { status: s });
         }
         let url = self.url.clone();
         self.finish(GetOutcome::Response {
@@ -405,25 +418,34 @@ impl Machine for Get {
         }
         let host = self.sent.take().unwrap_or_default();
         super::ended(cx, &host);
-        match failure.kind {
+        let kind = failure.kind;
+        let cause = Cause::Transport {
+            kind,
+            detail: failure.reason,
+        };
+        match kind {
             FailureKind::TimedOut => {
                 cx.run.note_timeout(&host);
-                if let Some(why) = cx.run.timed_out(&host) {
+                if let Some(times) = cx.run.timed_out(&host) {
                     let url = self.url.clone();
+                    let Cause::Transport { detail, .. } = cause else {
+                        return;
+                    };
                     self.finish(GetOutcome::Deferred {
                         url,
-                        reason: format!("{}; {why}", failure.reason),
+                        why: Deferral::TimedOut {
+                            detail: Some(detail),
+                            host,
+                            times,
+                        },
                         until: None,
                     });
                 } else {
-                    self.retry(cx, &host, None, failure.reason);
+                    self.retry(cx, &host, None, cause);
                 }
             }
-            FailureKind::Network => self.retry(cx, &host, None, failure.reason),
-            FailureKind::Local => self.failed(failure.reason),
-            FailureKind::TooLarge { limit } => {
-                self.failed(format!("too large (more than {limit} bytes)"))
-            }
+            FailureKind::Network => self.retry(cx, &host, None, cause),
+            FailureKind::Local | FailureKind::TooLarge { .. } => self.failed(cause),
         }
     }
 
@@ -434,43 +456,55 @@ impl Machine for Get {
 
 /// A gate refusal with its borrowed parts owned, so the machine can change
 /// itself while answering it.
-enum Refusal {
+enum Refused {
     NeedBlocklist,
     NeedRobots(String),
     Again,
     Wait(Timestamp, WaitReason),
-    DenyBlocklist { domain: String, reason: String },
-    DenyRobots { rule: String, line: u32 },
-    Deferred { until: Timestamp, reason: String },
-    Unavailable { until: Timestamp, reason: String },
-    Invalid(String),
+    DenyBlocklist {
+        domain: String,
+        reason: String,
+    },
+    DenyRobots {
+        rule: String,
+        line: u32,
+    },
+    Deferred {
+        until: Timestamp,
+        why: Unreachable,
+    },
+    Unavailable {
+        until: Timestamp,
+        cause: BlocklistCause,
+    },
+    Invalid(InvalidUrl),
 }
 
-impl From<Decision<'_>> for Refusal {
-    fn from(d: Decision<'_>) -> Refusal {
+impl From<Decision<'_>> for Refused {
+    fn from(d: Decision<'_>) -> Refused {
         match d {
-            Decision::NeedBlocklist => Refusal::NeedBlocklist,
-            Decision::NeedRobots(u) => Refusal::NeedRobots(u),
-            Decision::Ready => Refusal::Again,
-            Decision::Wait { until, reason } => Refusal::Wait(until, reason),
-            Decision::DenyBlocklist(b) => Refusal::DenyBlocklist {
+            Decision::NeedBlocklist => Refused::NeedBlocklist,
+            Decision::NeedRobots(u) => Refused::NeedRobots(u),
+            Decision::Ready => Refused::Again,
+            Decision::Wait { until, reason } => Refused::Wait(until, reason),
+            Decision::DenyBlocklist(b) => Refused::DenyBlocklist {
                 domain: b.domain.clone(),
                 reason: b.reason.clone(),
             },
             Decision::DenyRobots(v) => {
                 let (rule, line) = denial_rule(&v);
-                Refusal::DenyRobots { rule, line }
+                Refused::DenyRobots { rule, line }
             }
-            Decision::Deferred { until, reason } => Refusal::Deferred {
+            Decision::Deferred { until, reason } => Refused::Deferred {
                 until,
-                reason: reason.to_string(),
+                why: reason.clone(),
             },
-            Decision::BlocklistUnavailable { until, reason } => Refusal::Unavailable {
+            Decision::BlocklistUnavailable { until, reason } => Refused::Unavailable {
                 until,
-                reason: reason.to_string(),
+                cause: reason.clone(),
             },
-            Decision::Invalid(e) => Refusal::Invalid(e.to_string()),
-            d @ Decision::NotOperatorResource => Refusal::Invalid(d.to_string()),
+            Decision::Invalid(e) => Refused::Invalid(InvalidUrl::Url(e)),
+            Decision::NotOperatorResource => Refused::Invalid(InvalidUrl::NotOperatorResource),
         }
     }
 }

@@ -31,8 +31,10 @@
 //! and reports back with [`Machine::handle_response`] or
 //! [`Machine::handle_failure`]. What must outlive the machine (a hold, a
 //! robots.txt to store, a notice for the reader) is queued on the [`Run`]
-//! as an [`Effect`] for the driver to persist. Tests drive the machines
-//! with made-up responses and instants; no server, no sleeping.
+//! as an [`Effect`] for the driver to persist. Every outcome (a denial,
+//! a deferral, a failure, a notice) is a value of [`crate::outcome`] with
+//! its facts: the machines write no words for people. Tests drive the
+//! machines with made-up responses and instants; no server, no sleeping.
 //!
 //! One GET, driven by hand: a redirect is followed only through the gate
 //! again, here after R4's one-second wait for the host.
@@ -89,6 +91,10 @@ mod operator;
 mod robots;
 mod source;
 
+pub use crate::outcome::{
+    BlocklistCause, Cause, Deferral, InvalidUrl, LeftOut, Notice, Refusal, SourceFailure,
+    Unreachable,
+};
 pub use check::{Check, Checked};
 pub use content::{content_kind, ContentKind};
 pub use get::{denial_rule, Get, GetOutcome};
@@ -96,7 +102,7 @@ pub use operator::{
     BlocklistRefresh, OperatorFailure, OperatorGet, OperatorOutcome, RefreshEvent, Refreshed,
     Stored,
 };
-pub use robots::{Deferral, RobotsFetch};
+pub use robots::{RobotsDeferral, RobotsFetch};
 pub use source::{
     Extract, Parser, SourceEvent, SourceFetch, SourceOutcome, Stage, FEED_ACCEPT, LLMS_ACCEPT,
     MARKDOWN_ACCEPT,
@@ -152,6 +158,7 @@ pub struct Response {
 /// What kind of transport failure happened; the kind decides, the text
 /// only explains.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum FailureKind {
     /// A connect, idle or whole-request timeout: retryable, and counted
     /// against [`TIMEOUTS_PER_RUN`].
@@ -176,6 +183,20 @@ pub struct Failure {
     pub kind: FailureKind,
     /// The transport's words (untrusted: may quote the server).
     pub reason: String,
+}
+
+/// The validators the driver stores for one URL and `Accept` and sends
+/// back with a conditional request (R7): the store's row and the
+/// transport's input are this one value, so neither imports the other.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Validators {
+    /// `ETag`.
+    pub etag: Option<String>,
+    /// `Last-Modified`.
+    pub last_modified: Option<String>,
+    /// Which representation they belong to (`feed`, `markdown`, `llms-txt`,
+    /// `other`, ...): what a 304 means (R7).
+    pub kind: Option<String>,
 }
 
 /// How much of a body the driver keeps.
@@ -285,7 +306,7 @@ pub enum Effect {
         at: Timestamp,
     },
     /// A note for the reader (untrusted text inside: clean before showing).
-    Notice(String),
+    Notice(Notice),
 }
 
 /// What one run shares between its machines: the run's patience, the R5
@@ -330,12 +351,11 @@ impl Run {
         now.saturating_add(self.patience)
     }
 
-    /// Why `host` is not asked again in this run, if it timed out too often.
-    pub fn timed_out(&self, host: &str) -> Option<String> {
+    /// How many times `host` timed out in this run, when that is too often
+    /// to ask it again before the next run.
+    pub fn timed_out(&self, host: &str) -> Option<u32> {
         let n = *self.timeouts.get(host)?;
-        (n >= TIMEOUTS_PER_RUN).then(|| {
-            alloc::format!("{host} timed out {n} times in this run; left alone until the next run")
-        })
+        (n >= TIMEOUTS_PER_RUN).then_some(n)
     }
 
     /// How many requests for the blocklist this run has sent.
@@ -396,39 +416,6 @@ pub trait Machine {
     /// response (store a source's items) at once, without a poll that
     /// might already admit the next request.
     fn take_output(&mut self) -> Option<Self::Output>;
-}
-
-/// An instant for messages: an HTTP date, or a count of years for the
-/// holds no calendar writes (a Retry-After of 2^63 ms is spec-correct:
-/// "wait at least that long").
-pub fn instant(t: Timestamp) -> String {
-    let mut s = String::new();
-    match crate::http_date::format_http_date(t, &mut s) {
-        Ok(()) => s,
-        Err(_) => alloc::format!(
-            "more than {} years from the epoch",
-            t.0 / (1000 * 86_400 * 365)
-        ),
-    }
-}
-
-/// Why a host will not be asked before `until`, for reports.
-pub fn held(now: Timestamp, until: Timestamp, reason: WaitReason) -> String {
-    let why = match reason {
-        WaitReason::Cooldown => "cool-down after repeated failures, R5",
-        WaitReason::RetryAfter => "the server's Retry-After, R5",
-        WaitReason::Backoff => "backoff after a failed request, R5",
-        WaitReason::Throttle => "Crawl-delay spacing, R4",
-    };
-    let secs = now.until(until).as_secs();
-    if secs < 10 * 365 * 86_400 {
-        alloc::format!(
-            "host held until {} ({why}; {secs} s from now)",
-            instant(until)
-        )
-    } else {
-        alloc::format!("host held until {} ({why})", instant(until))
-    }
 }
 
 /// `d` after now, rounded up to the next millisecond: the clock reads whole

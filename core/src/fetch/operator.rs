@@ -30,8 +30,9 @@ use crate::backoff::is_retryable_status;
 use crate::blocklist::Blocklist;
 use crate::constants::{BLOCKLIST_REFRESH_FLOOR, BLOCKLIST_REQUESTS_PER_RUN};
 use crate::gate::{Decision, WaitReason, REFRESH_RETRY};
+use crate::outcome::{BlocklistCause, Notice, Refusal};
 use crate::time::Timestamp;
-use alloc::format;
+use alloc::boxed::Box;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
@@ -39,7 +40,7 @@ use alloc::vec::Vec;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OperatorFailure {
     /// Why, naming the URL.
-    pub reason: String,
+    pub cause: BlocklistCause,
     /// Set when the request was never sent: the operator host is held
     /// until then (R5 cool-down or a Retry-After past the run's patience).
     pub held_until: Option<Timestamp>,
@@ -73,9 +74,9 @@ impl OperatorGet {
         }
     }
 
-    fn fail(&mut self, reason: String) {
+    fn fail(&mut self, cause: BlocklistCause) {
         self.end = Some(Err(OperatorFailure {
-            reason,
+            cause,
             held_until: None,
         }));
     }
@@ -106,22 +107,21 @@ impl Machine for OperatorGet {
                 // Not asked at all: the caller must not take this for a
                 // fetch that failed.
                 Action::Done(Err(OperatorFailure {
-                    reason: format!(
-                        "{}: the operator host is held for {} s",
-                        self.url,
-                        cx.now.until(until).as_secs()
-                    ),
+                    cause: BlocklistCause::Held {
+                        url: self.url.clone(),
+                        secs: cx.now.until(until).as_secs(),
+                    },
                     held_until: Some(until),
                 }))
             }
             Err(Decision::Wait { until, .. }) => Action::Wait(until),
-            Err(other) => {
-                let reason = format!("{}: {other}", self.url);
-                Action::Done(Err(OperatorFailure {
-                    reason,
-                    held_until: None,
-                }))
-            }
+            Err(other) => Action::Done(Err(OperatorFailure {
+                cause: BlocklistCause::Refused {
+                    url: self.url.clone(),
+                    refusal: Refusal::from(other),
+                },
+                held_until: None,
+            })),
         }
     }
 
@@ -147,8 +147,11 @@ impl Machine for OperatorGet {
     fn handle_failure(&mut self, cx: &mut Ctx<'_>, failure: Failure) {
         let host = self.sent.take().unwrap_or_default();
         super::ended(cx, &host);
-        let reason = format!("{}: {}", self.url, failure.reason);
-        self.fail(reason);
+        self.fail(BlocklistCause::Transport {
+            url: self.url.clone(),
+            kind: failure.kind,
+            detail: failure.reason,
+        });
     }
 
     fn take_output(&mut self) -> Option<OperatorOutcome> {
@@ -181,17 +184,17 @@ pub enum Refreshed {
         /// Entries.
         entries: usize,
         /// Why the refresh failed.
-        reason: String,
+        cause: BlocklistCause,
     },
     /// The first fetch failed: an empty list, fail open (R3b).
     Fallback {
         /// Why.
-        reason: String,
+        cause: BlocklistCause,
     },
     /// No usable list and none could be asked for: targets are deferred.
     Unavailable {
         /// Why.
-        reason: String,
+        cause: BlocklistCause,
     },
 }
 
@@ -240,14 +243,14 @@ impl BlocklistRefresh {
     }
 
     /// The answer to [`RefreshEvent::Validate`]: the validated list, or why
-    /// the document was refused.
+    /// the document was refused (the validator's words).
     pub fn validated(&mut self, cx: &mut Ctx<'_>, result: Result<Blocklist, String>) {
         let validators = self.validating.take().unwrap_or_default();
         match result {
             Ok(list) => self.adopt(cx, list, Some(validators)),
-            Err(e) => {
-                let reason = format!("{}: {e}", self.get.url);
-                self.failed(cx, reason, None)
+            Err(detail) => {
+                let url = self.get.url.clone();
+                self.failed(cx, BlocklistCause::Invalid { url, detail }, None)
             }
         }
     }
@@ -260,14 +263,11 @@ impl BlocklistRefresh {
     ) {
         let entries = list.len();
         if validators.is_some() && list.refresh_was_floored() {
-            let secs = |d: core::time::Duration| d.as_secs_f64();
-            cx.run.push(Effect::Notice(format!(
-                "the operator blocklist's refresh ({} s) is shorter than the {} s floor: \
-                 read as {} s (R3; a zero refresh would ask for the list before every request)",
-                secs(list.refresh_as_written()),
-                secs(BLOCKLIST_REFRESH_FLOOR),
-                secs(list.refresh())
-            )));
+            cx.run.push(Effect::Notice(Notice::RefreshFloored {
+                written: list.refresh_as_written(),
+                floor: BLOCKLIST_REFRESH_FLOOR,
+                read: list.refresh(),
+            }));
         }
         cx.gate.blocklist_adopted(list.clone(), cx.now);
         cx.run.push(Effect::BlocklistAdopted {
@@ -279,41 +279,39 @@ impl BlocklistRefresh {
     }
 
     /// R3b, and what it does not cover.
-    fn failed(&mut self, cx: &mut Ctx<'_>, reason: String, held_until: Option<Timestamp>) {
+    fn failed(&mut self, cx: &mut Ctx<'_>, cause: BlocklistCause, held_until: Option<Timestamp>) {
         let adopted = cx.gate.blocklist().is_some() && !cx.gate.blocklist_is_fallback();
         let unreadable = self.stored == Stored::Unreadable;
         self.end = Some(if !adopted && (held_until.is_some() || unreadable) {
             // The fail-open covers a first fetch that failed, not a list
             // never asked for nor one adopted once that cannot be read.
-            let reason = if unreadable {
-                format!("{reason}; the stored copy cannot be read")
+            let cause = if unreadable {
+                BlocklistCause::StoredUnreadable {
+                    cause: Box::new(cause),
+                }
             } else {
-                reason
+                cause
             };
             let until = held_until.unwrap_or(cx.now.saturating_add(REFRESH_RETRY));
-            cx.gate.blocklist_unavailable(cx.now, until, &reason);
-            cx.run.push(Effect::Notice(format!(
-                "WARNING: the operator blocklist could not be obtained ({reason}) and no \
-                 usable copy exists: targets are deferred, not fetched without it (R3)"
-            )));
-            Refreshed::Unavailable { reason }
+            cx.gate.blocklist_unavailable(cx.now, until, &cause);
+            cx.run.push(Effect::Notice(Notice::BlocklistUnavailable {
+                cause: cause.clone(),
+            }));
+            Refreshed::Unavailable { cause }
         } else {
             cx.gate.blocklist_failed(cx.now);
             if cx.gate.blocklist_is_fallback() {
-                cx.run.push(Effect::Notice(format!(
-                    "WARNING: the operator blocklist could not be obtained ({reason}) and no \
-                     earlier copy exists: running with an EMPTY blocklist (fail open, R3b); \
-                     opt-outs are not protected"
-                )));
-                Refreshed::Fallback { reason }
+                cx.run.push(Effect::Notice(Notice::BlocklistFallback {
+                    cause: cause.clone(),
+                }));
+                Refreshed::Fallback { cause }
             } else {
                 let entries = cx.gate.blocklist().map_or(0, |l| l.len());
-                cx.run.push(Effect::Notice(format!(
-                    "blocklist refresh failed ({reason}); keeping the last adopted list \
-                     ({entries} {}, R3b)",
-                    if entries == 1 { "entry" } else { "entries" }
-                )));
-                Refreshed::Retained { entries, reason }
+                cx.run.push(Effect::Notice(Notice::BlocklistRetained {
+                    cause: cause.clone(),
+                    entries,
+                }));
+                Refreshed::Retained { entries, cause }
             }
         });
     }
@@ -331,18 +329,17 @@ impl Machine for BlocklistRefresh {
             return Action::Done(RefreshEvent::Finished(end));
         }
         if !self.asked && cx.run.blocklist_requests >= BLOCKLIST_REQUESTS_PER_RUN {
-            let reason = format!(
-                "{}: not asked again, this run has asked for it {} times already \
-                 (at most {BLOCKLIST_REQUESTS_PER_RUN} a run)",
-                self.get.url, cx.run.blocklist_requests
-            );
-            self.failed(cx, reason, None);
+            let cause = BlocklistCause::NotAskedAgain {
+                url: self.get.url.clone(),
+                asked: cx.run.blocklist_requests,
+            };
+            self.failed(cx, cause, None);
             return self.poll(cx);
         }
         let resp = match self.get.poll(cx) {
             Action::Done(Ok(resp)) => resp,
             Action::Done(Err(e)) => {
-                self.failed(cx, e.reason, e.held_until);
+                self.failed(cx, e.cause, e.held_until);
                 return self.poll(cx);
             }
             Action::Send(r) => {
@@ -362,7 +359,7 @@ impl Machine for BlocklistRefresh {
                     let list = list.clone();
                     self.adopt(cx, list, None);
                 }
-                _ => self.failed(cx, format!("{url}: 304 without a stored list"), None),
+                _ => self.failed(cx, BlocklistCause::NotModifiedWithoutList { url }, None),
             },
             200..=299 => {
                 self.validating = Some((resp.etag.clone(), resp.last_modified.clone()));
@@ -372,7 +369,7 @@ impl Machine for BlocklistRefresh {
                     last_modified: resp.last_modified,
                 });
             }
-            s => self.failed(cx, format!("{url}: HTTP {s}"), None),
+            status => self.failed(cx, BlocklistCause::Status { url, status }, None),
         }
         self.poll(cx)
     }

@@ -14,13 +14,11 @@
 //! robots.txt is not retried within a run: the cached copy or the deferral
 //! answers until the gate asks for it again.
 
-use super::{
-    held, host_of, is_web, Action, Ctx, Effect, Failure, Machine, Response, MAX_REDIRECTS,
-};
+use super::{host_of, is_web, Action, Ctx, Effect, Failure, Machine, Response, MAX_REDIRECTS};
 use crate::gate::{origin_key, Decision, WaitReason};
+use crate::outcome::{Cause, Notice, Refusal, Unreachable};
 use crate::time::Timestamp;
 use crate::url::Url;
-use alloc::format;
 use alloc::string::{String, ToString};
 
 /// The robots.txt fetch for one target's origin.
@@ -33,19 +31,21 @@ pub struct RobotsFetch {
     host: Option<crate::gate::HostKey>,
     hops: u8,
     sent: Option<crate::gate::HostKey>,
-    end: Option<Result<(), Deferral>>,
+    end: Option<Result<(), RobotsDeferral>>,
 }
 
 /// robots.txt could not be asked for within the run's patience: the
 /// target is deferred to a later run.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Deferral {
+pub struct RobotsDeferral {
     /// The robots.txt URL (or hop) that was held.
     pub url: String,
-    /// Why, with the instant.
-    pub reason: String,
+    /// When that was decided.
+    pub at: Timestamp,
     /// Not before.
     pub until: Timestamp,
+    /// Why the host is held.
+    pub reason: WaitReason,
 }
 
 impl RobotsFetch {
@@ -68,13 +68,12 @@ impl RobotsFetch {
 
     /// Section 9.1.1's "unreachable": the cached copy stays, or the origin
     /// is deferred.
-    fn unreachable(&mut self, cx: &mut Ctx<'_>, reason: String) {
+    fn unreachable(&mut self, cx: &mut Ctx<'_>, why: Unreachable) {
         if let Ok(u) = Url::parse(&self.target) {
-            if cx.gate.robots_unreachable(&u, cx.now, &reason) {
+            if cx.gate.robots_unreachable(&u, cx.now, &why) {
                 let origin = origin_key(&u);
-                cx.run.push(Effect::Notice(format!(
-                    "{reason}; using the cached robots.txt of {origin}"
-                )));
+                cx.run
+                    .push(Effect::Notice(Notice::CachedRobots { why, origin }));
             }
         }
         self.end = Some(Ok(()));
@@ -102,7 +101,7 @@ impl Machine for RobotsFetch {
     /// `Ok(())` when the gate knows what it needs for the target (fetched,
     /// cached, or deferred by 9.1.1); `Err` when robots.txt could not even
     /// be asked for in this run.
-    type Output = Result<(), Deferral>;
+    type Output = Result<(), RobotsDeferral>;
 
     fn next_host(&self) -> Option<crate::gate::HostKey> {
         self.host.clone()
@@ -137,19 +136,23 @@ impl Machine for RobotsFetch {
             Err(Decision::NeedBlocklist) => return Action::NeedBlocklist,
             Err(Decision::Wait { until, reason }) => {
                 if until > cx.run.horizon(cx.now) {
-                    return Action::Done(Err(Deferral {
+                    return Action::Done(Err(RobotsDeferral {
                         url: self.url.clone(),
-                        reason: held(cx.now, until, reason),
+                        at: cx.now,
                         until,
+                        reason,
                     }));
                 }
                 return Action::Wait(until);
             }
-            Err(Decision::DenyBlocklist(d)) => format!(
-                "{}: redirected to a host on the operator blocklist ({})",
-                self.url, d.domain
-            ),
-            Err(other) => format!("{}: {other}", self.url),
+            Err(Decision::DenyBlocklist(d)) => Unreachable::RedirectBlocked {
+                url: self.url.clone(),
+                domain: d.domain.clone(),
+            },
+            Err(other) => Unreachable::Refused {
+                url: self.url.clone(),
+                refusal: Refusal::from(other),
+            },
         };
         self.unreachable(cx, refused);
         Action::Done(self.end.take().unwrap_or(Ok(())))
@@ -174,11 +177,15 @@ impl Machine for RobotsFetch {
                     self.host = host_of(&next);
                     self.url = next;
                 }
-                Some(next) if is_web(&next) => self.unreachable(
-                    cx,
-                    format!("{}: more than {MAX_REDIRECTS} redirects", self.url),
-                ),
-                _ => self.unreachable(cx, format!("{}: bad redirect Location", self.url)),
+                Some(next) if is_web(&next) => {
+                    let url = self.url.clone();
+                    let cause = Cause::TooManyRedirects;
+                    self.unreachable(cx, Unreachable::Answered { url, cause })
+                }
+                _ => {
+                    let url = self.url.clone();
+                    self.unreachable(cx, Unreachable::BadRedirect { url })
+                }
             },
             _ => {
                 if crate::backoff::is_retryable_status(s) {
@@ -191,7 +198,9 @@ impl Machine for RobotsFetch {
                             .hold(cx.gate, &host, super::after(cx, d), WaitReason::RetryAfter);
                     }
                 }
-                self.unreachable(cx, format!("{}: HTTP {s}", self.url));
+                let url = self.url.clone();
+                let cause = Cause::Status { status: s };
+                self.unreachable(cx, Unreachable::Answered { url, cause });
             }
         }
     }
@@ -199,7 +208,11 @@ impl Machine for RobotsFetch {
     fn handle_failure(&mut self, cx: &mut Ctx<'_>, failure: Failure) {
         let host = self.sent.take().unwrap_or_default();
         super::ended(cx, &host);
-        self.unreachable(cx, failure.reason);
+        let why = Unreachable::Transport {
+            kind: failure.kind,
+            detail: failure.reason,
+        };
+        self.unreachable(cx, why);
     }
 
     fn take_output(&mut self) -> Option<Self::Output> {

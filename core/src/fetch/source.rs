@@ -19,8 +19,8 @@
 
 use super::get::{Get, GetOutcome};
 use super::{content_kind, Action, ContentKind, Ctx, Effect, Failure, Machine, Response};
+use crate::outcome::{Cause, Deferral, LeftOut, SourceFailure};
 use crate::time::Timestamp;
-use alloc::format;
 use alloc::string::{String, ToString};
 
 /// `Accept` for a declared feed.
@@ -120,21 +120,17 @@ pub enum SourceOutcome {
     },
     /// Not this run; tried again next run (R8 does not count it).
     Deferred {
-        /// Why, naming the URL.
-        reason: String,
+        /// The URL held back.
+        url: String,
+        /// Why.
+        why: Deferral,
         /// Not before, when known.
         until: Option<Timestamp>,
     },
     /// No feed, no markdown, no `/llms.txt`: left out, never scraped (R9).
-    LeftOut {
-        /// What was tried.
-        reason: String,
-    },
+    LeftOut(LeftOut),
     /// The transfer or the document failed.
-    Failed {
-        /// Why, naming the URL.
-        reason: String,
-    },
+    Failed(SourceFailure),
 }
 
 /// What a [`SourceFetch`] has to say.
@@ -189,15 +185,18 @@ impl SourceFetch {
     }
 
     /// The body handed out with [`SourceEvent::Extract`] could not be read
-    /// (`reason` names why). A feed the page served goes on to
-    /// `/llms.txt`; a declared feed or `/llms.txt` fails the source.
-    pub fn extract_failed(&mut self, reason: &str) {
+    /// (`detail` is the extractor's words). A feed the page served goes on
+    /// to `/llms.txt`; a declared feed or `/llms.txt` fails the source.
+    pub fn extract_failed(&mut self, detail: &str) {
         match self.pending.take() {
             Some((Stage::Markdown, _)) => self.next_llms(),
             Some((_, url)) => {
-                self.end = Some(SourceEvent::Finished(SourceOutcome::Failed {
-                    reason: format!("{url}: {reason}"),
-                }))
+                self.end = Some(SourceEvent::Finished(SourceOutcome::Failed(
+                    SourceFailure::Unreadable {
+                        url,
+                        detail: detail.to_string(),
+                    },
+                )))
             }
             None => {}
         }
@@ -229,9 +228,9 @@ impl SourceFetch {
     /// with the next stage. A GET refused or failed is decided here; one
     /// with a response in [`SourceFetch::answered`].
     fn decide(&mut self, cx: &mut Ctx<'_>, outcome: GetOutcome) -> Option<SourceEvent> {
-        let leftout =
-            |reason: String| Some(SourceEvent::Finished(SourceOutcome::LeftOut { reason }));
+        let leftout = |why: LeftOut| Some(SourceEvent::Finished(SourceOutcome::LeftOut(why)));
         let finished = |o: SourceOutcome| Some(SourceEvent::Finished(o));
+        let failed = |f: SourceFailure| finished(SourceOutcome::Failed(f));
         let (response, url, sent_kind) = match outcome {
             GetOutcome::Response {
                 response,
@@ -239,14 +238,10 @@ impl SourceFetch {
                 sent_kind,
             } => (response, url, sent_kind),
             GetOutcome::DeniedRobots { url, rule, line } if self.stage == Stage::LlmsTxt => {
-                return leftout(format!(
-                    "no feed, no markdown, and {url} is disallowed by robots.txt ({rule}, line {line})"
-                ))
+                return leftout(LeftOut::DeniedRobots { url, rule, line })
             }
             GetOutcome::DeniedBlocklist { url, domain, .. } if self.stage == Stage::LlmsTxt => {
-                return leftout(format!(
-                    "no feed, no markdown, and {url} is on the operator blocklist ({domain})"
-                ))
+                return leftout(LeftOut::DeniedBlocklist { url, domain })
             }
             GetOutcome::DeniedRobots { url, rule, line } => {
                 return finished(SourceOutcome::DeniedRobots { url, rule, line })
@@ -254,21 +249,14 @@ impl SourceFetch {
             GetOutcome::DeniedBlocklist { url, domain, .. } => {
                 return finished(SourceOutcome::DeniedBlocklist { url, domain })
             }
-            GetOutcome::Deferred { url, reason, until } => {
-                return finished(SourceOutcome::Deferred {
-                    reason: format!("{url}: {reason}"),
-                    until,
-                })
+            GetOutcome::Deferred { url, why, until } => {
+                return finished(SourceOutcome::Deferred { url, why, until })
             }
-            GetOutcome::Invalid { url, reason } => {
-                return finished(SourceOutcome::Failed {
-                    reason: format!("{url}: invalid URL: {reason}"),
-                })
+            GetOutcome::Invalid { url, error } => {
+                return failed(SourceFailure::Invalid { url, error })
             }
-            GetOutcome::Failed { url, reason } => {
-                return finished(SourceOutcome::Failed {
-                    reason: format!("{url}: {reason}"),
-                })
+            GetOutcome::Failed { url, cause } => {
+                return failed(SourceFailure::Fetch { url, cause })
             }
         };
         self.answered(cx, response, url, sent_kind)
@@ -284,8 +272,7 @@ impl SourceFetch {
         url: String,
         sent_kind: Option<String>,
     ) -> Option<SourceEvent> {
-        let leftout =
-            |reason: String| Some(SourceEvent::Finished(SourceOutcome::LeftOut { reason }));
+        let leftout = |why: LeftOut| Some(SourceEvent::Finished(SourceOutcome::LeftOut(why)));
         let finished = |o: SourceOutcome| Some(SourceEvent::Finished(o));
         let kind = content_kind(response.content_type.as_deref());
         match (self.stage, response.status) {
@@ -299,9 +286,7 @@ impl SourceFetch {
                 response,
             }),
             (Stage::Feed, 200..=299) if kind == ContentKind::Html => {
-                finished(SourceOutcome::Failed {
-                    reason: format!("{url}: the declared feed answered HTML (never scraped, R9)"),
-                })
+                finished(SourceOutcome::Failed(SourceFailure::FeedIsHtml { url }))
             }
             (Stage::Feed, 200..=299) => {
                 Some(self.extract(Parser::Feed, Stage::Feed, url, response))
@@ -326,23 +311,17 @@ impl SourceFetch {
                 ContentKind::Markdown | ContentKind::PlainText => {
                     Some(self.extract(Parser::Markdown, Stage::LlmsTxt, url, response))
                 }
-                ContentKind::Html => leftout(format!(
-                    "no feed, no markdown, and {url} answered HTML (never scraped, R9)"
-                )),
-                _ => leftout(format!(
-                    "no feed, no markdown, and {url} answered {}",
-                    response
-                        .content_type
-                        .as_deref()
-                        .unwrap_or("no Content-Type")
-                )),
+                ContentKind::Html => leftout(LeftOut::Html { url }),
+                _ => leftout(LeftOut::Type {
+                    url,
+                    content_type: response.content_type,
+                }),
             },
-            (Stage::LlmsTxt, s) => leftout(format!(
-                "no feed declared, no markdown offered, no llms.txt ({url}: HTTP {s})"
-            )),
-            (_, s) => finished(SourceOutcome::Failed {
-                reason: format!("{url}: HTTP {s}"),
-            }),
+            (Stage::LlmsTxt, status) => leftout(LeftOut::Status { url, status }),
+            (_, status) => finished(SourceOutcome::Failed(SourceFailure::Fetch {
+                url,
+                cause: Cause::Status { status },
+            })),
         }
     }
 }

@@ -30,6 +30,19 @@ pub(super) fn rfc3339(s: &str) -> Option<String> {
     ))
 }
 
+/// Unix seconds as `YYYY-MM-DDTHH:MM:SSZ` (UTC): the instants the
+/// digest's words give ([`crate::words`]).
+pub(crate) fn unix_rfc3339(unix_secs: i64) -> String {
+    let (y, m, d) = civil_from_days(unix_secs.div_euclid(86_400));
+    let secs = unix_secs.rem_euclid(86_400);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        secs / 3600,
+        secs % 3600 / 60,
+        secs % 60
+    )
+}
+
 /// Days from 1970-01-01 to a proleptic Gregorian date (Howard Hinnant's
 /// `days_from_civil`).
 fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {

@@ -27,9 +27,7 @@
 //!   characters, terminal escape sequences and bidi overrides before a title
 //!   is stored or printed.
 
-use serde::{Deserialize, Serialize};
-
-mod date;
+pub(crate) mod date;
 mod decode;
 mod entities;
 mod feed;
@@ -47,22 +45,8 @@ pub use feed::{
 pub use markdown::markdown;
 pub use title::{clean_message, clean_title, MAX_MESSAGE_CHARS, MAX_TITLE_CHARS};
 
-/// One extracted entry: where it lives and what it is called.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Item {
-    /// The cleaned title ([`clean_title`]); the URL when the source gave
-    /// none.
-    pub title: String,
-    /// Absolute `http` or `https` URL, as serialised by the `url` crate
-    /// (host lowercased, IDNA and percent-encoding normalised), without
-    /// userinfo.
-    pub url: String,
-    /// Publication date in RFC 3339 (UTC, `Z`), when the source states one.
-    pub published: Option<String>,
-    /// The section 10.2 canonical key of [`Item::url`]: deterministic across
-    /// runs, used for de-duplication (R7).
-    pub id: String,
-}
+/// One item (the extractor's output; its own module, [`crate::item`]).
+pub use crate::item::Item;
 
 /// Why a body could not be turned into items.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
