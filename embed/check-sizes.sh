@@ -11,7 +11,7 @@
 #          storage): .text + .rodata of the linked program.
 #
 # The artefacts go to <target dir>/tmp/wr-core-embed, where tests/it/wasm.rs
-# and tests/it/c_abi.rs build them too, so the tests find them fresh.
+# and tests/c_abi.rs build them too, so the tests find them fresh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

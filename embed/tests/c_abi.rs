@@ -5,7 +5,7 @@
 //! run. Every vector of tests/common goes through it, and its own C-side
 //! checks of null pointers, storage and buffers must pass.
 
-use crate::common;
+mod common;
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
