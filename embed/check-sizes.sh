@@ -10,7 +10,7 @@
 #          (parse + check + Crawl-delay + domain check into caller
 #          storage): .text + .rodata of the linked program.
 #
-# The artefacts go to <target dir>/tmp/wr-core-embed, where tests/wasm.rs
+# The artefacts go to <target dir>/tmp/wr-core-embed, where tests/it/wasm.rs
 # and tests/c_abi.rs build them too, so the tests find them fresh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -30,7 +30,7 @@ for t in wasm32-unknown-unknown thumbv7em-none-eabihf; do
   fi
 done
 
-# The same arguments as tests/wasm.rs (so the test reuses this build).
+# The same arguments as tests/it/wasm.rs (so the test reuses this build).
 cargo rustc -p wr-core-embed --lib --crate-type cdylib --target wasm32-unknown-unknown \
   --profile embed-wasm --features standalone --manifest-path "$manifest"
 cargo build -p wr-core-embed --example size_probe --target thumbv7em-none-eabihf \

@@ -5,7 +5,7 @@
 //! digest again exactly as it was written; `{date}` names the day; the
 //! day is the user's local date.
 
-mod common;
+use crate::common;
 
 use common::*;
 use std::process::{Child, Output, Stdio};

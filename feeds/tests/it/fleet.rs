@@ -8,7 +8,7 @@
 //! whole pipelines: machines whose clocks are an hour apart, a Redis that
 //! is not there at the start, and one lost in the middle of a run.
 
-mod common;
+use crate::common;
 
 use common::*;
 use std::sync::Arc;

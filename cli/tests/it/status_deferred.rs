@@ -1,7 +1,7 @@
 //! Issue #23: deferred sources are counted in `status`, and after a run
 //! where every source was deferred, `status` says none has run yet.
 
-mod common;
+use crate::common;
 
 use common::*;
 

@@ -11,7 +11,7 @@
 //!   operator's URL (R13's tags go only to the operator's own URLs);
 //! * at most one request per feed per hour (R8) unless forced.
 
-mod common;
+use crate::common;
 
 use common::*;
 use std::sync::{Arc, Mutex};

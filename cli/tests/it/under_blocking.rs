@@ -2,7 +2,7 @@
 //! each path the spec's algorithm denies, and the publisher's server never
 //! sees a request for it.
 
-mod common;
+use crate::common;
 use common::*;
 
 /// `(host, robots.txt, denied path)`: each row of the table

@@ -3,7 +3,7 @@
 //! it, a digest run reports it denied, and the publisher's server never
 //! sees a request but for its robots.txt.
 
-mod common;
+use crate::common;
 use common::*;
 
 /// `(host, robots.txt, the URL as a user writes it)`.

@@ -4,7 +4,7 @@
 //! C program are held to the same vectors in tests/wasm.rs and
 //! tests/c_abi.rs.
 
-mod common;
+use crate::common;
 
 use common::{Answer, Embedding, Mode};
 use std::ptr::{null, null_mut};

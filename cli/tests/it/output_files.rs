@@ -5,7 +5,7 @@
 //! `output = "-"` in `[settings]` the same as `-o -`. `export` and
 //! `import` make no request, so most of this runs offline.
 
-mod common;
+use crate::common;
 
 use common::*;
 

@@ -1,6 +1,6 @@
 //! `wr-feeds status` and `wr-feeds reset` on a real state directory.
 
-mod common;
+use crate::common;
 
 use common::*;
 use wr_core::time::Timestamp;

@@ -2,7 +2,7 @@
 //! one link listed once across overlapping sources, with the built binary
 //! against loopback publishers.
 
-mod common;
+use crate::common;
 
 use common::*;
 

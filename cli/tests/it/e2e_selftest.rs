@@ -1,6 +1,6 @@
 //! End-to-end: `wr-feeds selftest` and `attest` against the operator replica.
 
-mod common;
+use crate::common;
 
 use common::*;
 

@@ -2,7 +2,7 @@
 //! `Content-Usage`, `License` in its origin's robots.txt) reach what the
 //! user sees of it: `status` and the JSON digest (`signals`), cleaned.
 
-mod common;
+use crate::common;
 
 use common::*;
 

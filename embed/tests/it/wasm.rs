@@ -6,7 +6,7 @@
 //! Needs the wasm32 target: `rustup target add wasm32-unknown-unknown`
 //! (`.ci/run` adds it). Without it this test fails, saying so.
 
-mod common;
+use crate::common;
 
 use std::sync::OnceLock;
 

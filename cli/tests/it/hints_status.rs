@@ -2,7 +2,7 @@
 //! the digest and `status` say until when and why, `--force` says what it
 //! overrides.
 
-mod common;
+use crate::common;
 
 use common::*;
 

@@ -5,7 +5,7 @@
 //! kept in the store across processes and through 304s; `force`
 //! overrides it and says so. On the virtual clock: no real waiting.
 
-mod common;
+use crate::common;
 
 use common::*;
 use std::sync::Arc;

@@ -1,7 +1,7 @@
 //! End-to-end: the built `wr-feeds` binary against loopback replicas of
 //! the operator site and three publishers.
 
-mod common;
+use crate::common;
 
 use common::*;
 use std::time::Duration;

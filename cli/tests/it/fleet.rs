@@ -5,7 +5,7 @@
 //! `redis-server` cannot be started; under `WR_REQUIRE_REDIS=1`, as in
 //! CI, it fails instead).
 
-mod common;
+use crate::common;
 use common::*;
 use std::process::Stdio;
 use std::time::{Duration, Instant};

@@ -4,7 +4,7 @@
 //! the digest and `status` say which feed needed repairs and which listed
 //! nothing.
 
-mod common;
+use crate::common;
 
 use common::*;
 

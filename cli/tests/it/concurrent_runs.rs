@@ -5,7 +5,7 @@
 //! Crawl-delay, one robots.txt fetch, each feed fetched once (R8: the
 //! later runs find the hour not over), and every item in some digest.
 
-mod common;
+use crate::common;
 use common::*;
 use std::time::Duration;
 
