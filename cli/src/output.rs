@@ -354,7 +354,7 @@ mod tests {
 
     /// README: "a directory, device, FIFO or socket is refused before
     /// anything is fetched" (the socket and the directory; the device
-    /// below, the FIFO in cli/tests/output_files.rs).
+    /// below, the FIFO in cli/tests/it/output_files.rs).
     #[cfg(unix)]
     #[test]
     fn a_socket_or_a_directory_is_refused() {

@@ -1,6 +1,6 @@
 //! The data the self-check harness compiles in: the spec's vectors and the
 //! operator fixtures, as files of this package (`data/`), so the harness
-//! packages and publishes with it. `tests/fixtures.rs` holds each copy to
+//! packages and publishes with it. `tests/it/fixtures.rs` holds each copy to
 //! its original in the repository.
 
 /// Section 12.1: group selection.

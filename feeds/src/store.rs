@@ -1578,7 +1578,7 @@ mod tests {
 
     /// The read-only open's fallback (issue #20), forced: the session that
     /// runs the tests is root, which writes where a permission alone
-    /// forbids (cli/tests/status_reset.rs makes a directory truly
+    /// forbids (cli/tests/it/status_reset.rs makes a directory truly
     /// unwritable where it can). Proves the immutable open reads the
     /// store, says it did, creates nothing beside it, and copes with a
     /// directory name that a URI would misread (`?`, `#`, `%`, a space).
