@@ -137,8 +137,8 @@ pub enum Refusal {
     },
     /// R2: disallowed.
     DenyRobots {
-        /// The deciding rule (as [`crate::fetch::denial_rule`] gives it).
-        rule: String,
+        /// What in robots.txt denied.
+        denial: RobotsDenial,
     },
     /// The blocklist is needed first.
     NeedBlocklist,
@@ -295,6 +295,54 @@ pub enum Deferral {
     },
 }
 
+/// What in a robots.txt denied a URL (R2): the deciding rule as written,
+/// its line, and the reading that denied. Facts only: the reader's words
+/// for a denial are written once, by `wr_feeds::words`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+pub struct RobotsDenial {
+    /// The deciding rule; `None` when no rule decided (a fixed capacity's
+    /// deliberate over-block).
+    pub rule: Option<DecidingRule>,
+    /// The reading that denied.
+    pub reading: crate::robots::Reading,
+    /// The denial is an over-block because a fixed capacity was exceeded.
+    pub overflow: bool,
+}
+
+/// The rule of a [`RobotsDenial`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+pub struct DecidingRule {
+    /// Allow or Disallow.
+    pub kind: crate::robots::RuleKind,
+    /// The value as written (invalid UTF-8 replaced: it is shown, never
+    /// matched again).
+    pub pattern: String,
+    /// Its 1-based line in robots.txt.
+    pub line: u32,
+}
+
+impl RobotsDenial {
+    /// The facts of a denying verdict.
+    pub fn of(v: &crate::robots::Verdict<'_>) -> RobotsDenial {
+        RobotsDenial {
+            rule: v.rule.map(|r| DecidingRule {
+                kind: r.kind,
+                pattern: String::from_utf8_lossy(r.pattern).into_owned(),
+                line: r.line,
+            }),
+            reading: v.reading,
+            overflow: v.overflow,
+        }
+    }
+
+    /// The deciding rule's line; 0 when no rule decided.
+    pub fn line(&self) -> u32 {
+        self.rule.as_ref().map_or(0, |r| r.line)
+    }
+}
+
 /// R9 found nothing this bot may read: the source is left out, never
 /// scraped.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -305,10 +353,8 @@ pub enum LeftOut {
     DeniedRobots {
         /// Its URL.
         url: String,
-        /// The rule.
-        rule: String,
-        /// Its line.
-        line: u32,
+        /// What in robots.txt denied it.
+        denial: RobotsDenial,
     },
     /// `/llms.txt` is on the operator blocklist.
     DeniedBlocklist {
@@ -421,7 +467,7 @@ impl From<crate::gate::Decision<'_>> for Refusal {
                 domain: b.domain.clone(),
             },
             Decision::DenyRobots(v) => Refusal::DenyRobots {
-                rule: crate::fetch::denial_rule(&v).0,
+                denial: RobotsDenial::of(&v),
             },
             Decision::NeedBlocklist => Refusal::NeedBlocklist,
             Decision::NeedRobots(url) => Refusal::NeedRobots { url },

@@ -72,7 +72,7 @@ use wr_core::fetch::{
 };
 use wr_core::gate::{host_key, Decision, Gate, GateConfig, HostKey, WaitReason};
 use wr_core::hints::{Hint, Hints};
-use wr_core::outcome::Deferral;
+use wr_core::outcome::{Deferral, RobotsDenial};
 use wr_core::robots::Policy;
 use wr_core::time::Timestamp;
 use wr_core::url::Url as CoreUrl;
@@ -1020,9 +1020,11 @@ impl Pipeline {
             GetOutcome::DeniedBlocklist { url, domain, .. } => {
                 Err(FetchError::DeniedBlocklist { url, domain })
             }
-            GetOutcome::DeniedRobots { url, rule, line } => {
-                Err(FetchError::DeniedRobots { url, rule, line })
-            }
+            GetOutcome::DeniedRobots { url, denial } => Err(FetchError::DeniedRobots {
+                url,
+                rule: words(&denial),
+                line: denial.line(),
+            }),
             GetOutcome::Deferred { url, why, .. } => Err(FetchError::Deferred {
                 url,
                 reason: words(&why),
@@ -1189,8 +1191,12 @@ impl Pipeline {
                 reason: b.reason.clone(),
             },
             Decision::DenyRobots(v) => {
-                let (rule, line) = fetch::denial_rule(&v);
-                CheckReport::DeniedRobots { url, rule, line }
+                let denial = RobotsDenial::of(&v);
+                CheckReport::DeniedRobots {
+                    url,
+                    rule: words(&denial),
+                    line: denial.line(),
+                }
             }
             Decision::Deferred { reason, .. } => CheckReport::Deferred {
                 url,
@@ -1712,9 +1718,11 @@ impl From<SourceOutcome> for SourceStatus {
             SourceOutcome::DeniedBlocklist { url, domain } => {
                 SourceStatus::DeniedBlocklist { url, domain }
             }
-            SourceOutcome::DeniedRobots { url, rule, line } => {
-                SourceStatus::DeniedRobots { url, rule, line }
-            }
+            SourceOutcome::DeniedRobots { url, denial } => SourceStatus::DeniedRobots {
+                url,
+                rule: words(&denial),
+                line: denial.line(),
+            },
             SourceOutcome::Deferred { url, why, until } => SourceStatus::Deferred {
                 reason: Reason::new(Why::Deferred {
                     url: Some(url),

@@ -19,9 +19,10 @@ use wr_core::constants::BLOCKLIST_REQUESTS_PER_RUN;
 use wr_core::fetch::{FailureKind, MAX_REDIRECTS};
 use wr_core::gate::WaitReason;
 use wr_core::outcome::{
-    BlocklistCause, Cause, Deferral, InvalidUrl, LeftOut, Notice, Refusal, SourceFailure,
-    Unreachable,
+    BlocklistCause, Cause, Deferral, InvalidUrl, LeftOut, Notice, Refusal, RobotsDenial,
+    SourceFailure, Unreachable,
 };
+use wr_core::robots::Reading;
 use wr_core::time::Timestamp;
 
 /// An outcome value, worded for people by [`Present`].
@@ -80,6 +81,24 @@ pub fn held(now: Timestamp, until: Timestamp, reason: WaitReason) -> String {
         )
     } else {
         format!("host held until {} ({why})", instant(until))
+    }
+}
+
+/// A robots.txt denial's rule as every report shows it: `Disallow:
+/// /private`, then the reading that denied when it is not the spec's own.
+impl Present for RobotsDenial {
+    fn present(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.rule {
+            Some(r) => {
+                write!(f, "{}: {}", r.kind.as_str(), r.pattern)?;
+                if self.reading != Reading::Spec {
+                    write!(f, " in {}", self.reading.as_str())?;
+                }
+                Ok(())
+            }
+            None if self.overflow => f.write_str("disallowed (capacity exceeded: over-blocking)"),
+            None => f.write_str("disallowed (no rule matched)"),
+        }
     }
 }
 
@@ -147,7 +166,9 @@ impl Present for Refusal {
             Refusal::DenyBlocklist { domain } => {
                 write!(f, "denied by the operator blocklist (R3): {domain}")
             }
-            Refusal::DenyRobots { rule } => write!(f, "denied by robots.txt (R2): {rule}"),
+            Refusal::DenyRobots { denial } => {
+                write!(f, "denied by robots.txt (R2): {}", Words(denial))
+            }
             Refusal::NeedBlocklist => f.write_str("needs the operator blocklist first"),
             Refusal::BlocklistUnavailable { cause } => write!(
                 f,
@@ -242,9 +263,11 @@ impl Present for LeftOut {
     fn present(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         const NONE: &str = "no feed, no markdown, and";
         match self {
-            LeftOut::DeniedRobots { url, rule, line } => write!(
+            LeftOut::DeniedRobots { url, denial } => write!(
                 f,
-                "{NONE} {url} is disallowed by robots.txt ({rule}, line {line})"
+                "{NONE} {url} is disallowed by robots.txt ({}, line {})",
+                Words(denial),
+                denial.line()
             ),
             LeftOut::DeniedBlocklist { url, domain } => {
                 write!(f, "{NONE} {url} is on the operator blocklist ({domain})")
@@ -476,6 +499,49 @@ pub fn hold_cause(cause: crate::store::HoldCause) -> &'static str {
 mod tests {
     use super::*;
     use wr_core::gate::HostKey;
+
+    /// A denial's rule reads as wr-core's `denial_rule` wrote it before
+    /// the denial became facts: the spec's reading unnamed, another named.
+    #[test]
+    fn a_robots_denial_reads_as_reports_always_showed_it() {
+        use wr_core::robots::Policy;
+        let denial = |body: &str, path: &str| {
+            let policy = Policy::parse(body.as_bytes(), "Walsh-Research");
+            let v = policy.check(path);
+            assert!(!v.allowed, "{body:?} {path}");
+            RobotsDenial::of(&v)
+        };
+        let spec = denial(
+            "User-agent: *\nAllow: /\nDisallow: /private\n",
+            "/private/x",
+        );
+        assert_eq!(words(&spec), "Disallow: /private");
+        assert_eq!(spec.line(), 3);
+        // A misspelt Disallow only Google's reading reads.
+        let google = denial("User-agent: *\nDissallow: /x\n", "/x");
+        assert_eq!(words(&google), "Disallow: /x in Google's reading");
+        assert_eq!(google.line(), 2);
+        // A rule beyond ASCII is shown as written.
+        let raw = denial(
+            "User-agent: *\nDisallow: /\u{e9}t\u{e9}\n",
+            "/%C3%A9t%C3%A9",
+        );
+        assert_eq!(words(&raw), "Disallow: /\u{e9}t\u{e9}");
+        let none = RobotsDenial {
+            rule: None,
+            reading: Reading::Spec,
+            overflow: true,
+        };
+        assert_eq!(
+            words(&none),
+            "disallowed (capacity exceeded: over-blocking)"
+        );
+        let refused = Refusal::DenyRobots { denial: spec };
+        assert_eq!(
+            words(&refused),
+            "denied by robots.txt (R2): Disallow: /private"
+        );
+    }
 
     /// The words are the ones wr-core used to write itself (before issue
     /// #21), character for character: the suites and the README pin them.

@@ -25,10 +25,8 @@ use super::{
 use crate::backoff::{is_retryable_status, BackoffStep};
 use crate::constants::FAILURE_COOLDOWN;
 use crate::gate::{Decision, WaitReason};
-use crate::outcome::{BlocklistCause, Cause, Deferral, InvalidUrl, Unreachable};
-use crate::robots::Reading;
+use crate::outcome::{BlocklistCause, Cause, Deferral, InvalidUrl, RobotsDenial, Unreachable};
 use crate::time::Timestamp;
-use alloc::format;
 use alloc::string::{String, ToString};
 use core::time::Duration;
 
@@ -57,11 +55,8 @@ pub enum GetOutcome {
     DeniedRobots {
         /// The URL refused.
         url: String,
-        /// The deciding rule, e.g. `Disallow: /private`, with the reading
-        /// that denied when it is not the spec's own.
-        rule: String,
-        /// Its line in robots.txt (0 when no rule decided).
-        line: u32,
+        /// What in robots.txt denied it.
+        denial: RobotsDenial,
     },
     /// Not in this run.
     Deferred {
@@ -87,25 +82,6 @@ pub enum GetOutcome {
         /// Why.
         cause: Cause,
     },
-}
-
-/// The text of a robots.txt denial as reports show it.
-pub fn denial_rule(d: &crate::robots::Verdict<'_>) -> (String, u32) {
-    match d.rule {
-        Some(r) => {
-            let rule = format!(
-                "{}: {}",
-                r.kind.as_str(),
-                String::from_utf8_lossy(r.pattern)
-            );
-            if d.reading == Reading::Spec {
-                (rule, r.line)
-            } else {
-                (format!("{rule} in {}", d.reading.as_str()), r.line)
-            }
-        }
-        None => (d.to_string(), 0),
-    }
 }
 
 /// One gated GET.
@@ -225,7 +201,7 @@ impl Get {
                 domain,
                 reason,
             },
-            Refused::DenyRobots { rule, line } => GetOutcome::DeniedRobots { url, rule, line },
+            Refused::DenyRobots(denial) => GetOutcome::DeniedRobots { url, denial },
             Refused::Deferred { until, why } => GetOutcome::Deferred {
                 url,
                 why: Deferral::RobotsUnreachable { why },
@@ -465,10 +441,7 @@ enum Refused {
         domain: String,
         reason: String,
     },
-    DenyRobots {
-        rule: String,
-        line: u32,
-    },
+    DenyRobots(RobotsDenial),
     Deferred {
         until: Timestamp,
         why: Unreachable,
@@ -491,10 +464,7 @@ impl From<Decision<'_>> for Refused {
                 domain: b.domain.clone(),
                 reason: b.reason.clone(),
             },
-            Decision::DenyRobots(v) => {
-                let (rule, line) = denial_rule(&v);
-                Refused::DenyRobots { rule, line }
-            }
+            Decision::DenyRobots(v) => Refused::DenyRobots(RobotsDenial::of(&v)),
             Decision::Deferred { until, reason } => Refused::Deferred {
                 until,
                 why: reason.clone(),

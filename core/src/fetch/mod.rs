@@ -92,12 +92,12 @@ mod robots;
 mod source;
 
 pub use crate::outcome::{
-    BlocklistCause, Cause, Deferral, InvalidUrl, LeftOut, Notice, Refusal, SourceFailure,
-    Unreachable,
+    BlocklistCause, Cause, DecidingRule, Deferral, InvalidUrl, LeftOut, Notice, Refusal,
+    RobotsDenial, SourceFailure, Unreachable,
 };
 pub use check::{Check, Checked};
 pub use content::{content_kind, ContentKind};
-pub use get::{denial_rule, Get, GetOutcome};
+pub use get::{Get, GetOutcome};
 pub use operator::{
     BlocklistRefresh, OperatorFailure, OperatorGet, OperatorOutcome, RefreshEvent, Refreshed,
     Stored,

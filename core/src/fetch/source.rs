@@ -19,7 +19,7 @@
 
 use super::get::{Get, GetOutcome};
 use super::{content_kind, Action, ContentKind, Ctx, Effect, Failure, Machine, Response};
-use crate::outcome::{Cause, Deferral, LeftOut, SourceFailure};
+use crate::outcome::{Cause, Deferral, LeftOut, RobotsDenial, SourceFailure};
 use crate::time::Timestamp;
 use alloc::string::{String, ToString};
 
@@ -113,10 +113,8 @@ pub enum SourceOutcome {
     DeniedRobots {
         /// The URL refused (maybe a redirect target).
         url: String,
-        /// The rule.
-        rule: String,
-        /// Its line.
-        line: u32,
+        /// What in robots.txt denied it.
+        denial: RobotsDenial,
     },
     /// Not this run; tried again next run (R8 does not count it).
     Deferred {
@@ -237,14 +235,14 @@ impl SourceFetch {
                 url,
                 sent_kind,
             } => (response, url, sent_kind),
-            GetOutcome::DeniedRobots { url, rule, line } if self.stage == Stage::LlmsTxt => {
-                return leftout(LeftOut::DeniedRobots { url, rule, line })
+            GetOutcome::DeniedRobots { url, denial } if self.stage == Stage::LlmsTxt => {
+                return leftout(LeftOut::DeniedRobots { url, denial })
             }
             GetOutcome::DeniedBlocklist { url, domain, .. } if self.stage == Stage::LlmsTxt => {
                 return leftout(LeftOut::DeniedBlocklist { url, domain })
             }
-            GetOutcome::DeniedRobots { url, rule, line } => {
-                return finished(SourceOutcome::DeniedRobots { url, rule, line })
+            GetOutcome::DeniedRobots { url, denial } => {
+                return finished(SourceOutcome::DeniedRobots { url, denial })
             }
             GetOutcome::DeniedBlocklist { url, domain, .. } => {
                 return finished(SourceOutcome::DeniedBlocklist { url, domain })

@@ -45,6 +45,7 @@ use core::time::Duration;
 
 /// Whether a rule permits or forbids.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum RuleKind {
     /// `Allow:`
     Allow,
@@ -185,6 +186,7 @@ impl fmt::Display for Verdict<'_> {
 /// not. R2c allows over-blocking and forbids under-blocking, so a path one
 /// of them denies is denied.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum Reading {
     /// The spec's text: 9.1.2 grouping (Crawl-delay is a rule line), 9.1.3
     /// prefix selection, exact field names, unreserved octets decoded, and

@@ -13,6 +13,7 @@ use wr_core::fetch::{
 };
 use wr_core::gate::{Decision, Gate, GateConfig, WaitReason};
 use wr_core::outcome::{BlocklistCause, Cause, Deferral, LeftOut, Notice, SourceFailure};
+use wr_core::robots::{Reading, RuleKind};
 use wr_core::time::Timestamp;
 
 const T0: Timestamp = Timestamp(1_700_000_000_000);
@@ -244,10 +245,14 @@ fn every_redirect_hop_is_gated_and_a_disallowed_hop_is_never_requested() {
     };
     let out = h.drive(&mut Get::new("https://a.test/feed", None), &mut server);
     match out {
-        GetOutcome::DeniedRobots { url, rule, line } => {
+        GetOutcome::DeniedRobots { url, denial } => {
             assert_eq!(url, "https://a.test/private/feed");
-            assert_eq!(rule, "Disallow: /private");
-            assert_eq!(line, 2);
+            let rule = denial.rule.expect("a rule decided");
+            assert_eq!(
+                (rule.kind, rule.pattern.as_str(), rule.line),
+                (RuleKind::Disallow, "/private", 2)
+            );
+            assert_eq!(denial.reading, Reading::Spec);
         }
         other => panic!("{other:?}"),
     }
