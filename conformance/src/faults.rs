@@ -379,7 +379,10 @@ fn serve(mut conn: TcpStream, route: &dyn Fn(&Request) -> Fault, sh: &Shared) {
     let Some(req) = read_request(&mut conn) else {
         return;
     };
-    let _in_flight = InFlight::enter(sh);
+    // The count ends just before the answer's last octet leaves: a client
+    // can send its next request only after reading it, so a request that
+    // follows an answer is never counted as overlapping it.
+    let mut in_flight = Some(InFlight::enter(sh));
     let index = {
         let mut log = lock(&sh.log);
         log.push(Exchange {
@@ -398,12 +401,30 @@ fn serve(mut conn: TcpStream, route: &dyn Fn(&Request) -> Fault, sh: &Shared) {
         e.status = fault.status();
         e.answered = Some(Instant::now());
     }
-    let _ = answer(&mut conn, fault);
+    let _ = answer(&mut conn, fault, &mut || drop(in_flight.take()));
+    drop(in_flight.take());
     let _ = conn.flush();
     let _ = conn.shutdown(Shutdown::Write);
 }
 
-fn answer(conn: &mut TcpStream, fault: Fault) -> std::io::Result<()> {
+/// Writes `bytes`, calling `release` just before the last octet goes out.
+fn write_releasing(
+    conn: &mut TcpStream,
+    bytes: &[u8],
+    release: &mut dyn FnMut(),
+) -> std::io::Result<()> {
+    let Some((last, head)) = bytes.split_last() else {
+        release();
+        return Ok(());
+    };
+    conn.write_all(head)?;
+    release();
+    conn.write_all(&[*last])
+}
+
+/// Answers with `fault`; `release` ends the request's in-flight count
+/// before the client can have read the whole answer (see `serve`).
+fn answer(conn: &mut TcpStream, fault: Fault, release: &mut dyn FnMut()) -> std::io::Result<()> {
     match fault {
         Fault::Answer {
             status,
@@ -420,14 +441,15 @@ fn answer(conn: &mut TcpStream, fault: Fault) -> std::io::Result<()> {
                 head.push_str("\r\n");
             }
             head.push_str("Connection: close\r\n\r\n");
-            conn.write_all(head.as_bytes())?;
+            let mut all = head.into_bytes();
             if status != 304 {
-                conn.write_all(&body)?;
+                all.extend_from_slice(&body);
             }
-            Ok(())
+            write_releasing(conn, &all, release)
         }
         Fault::NeverAnswer(hold) => {
             std::thread::sleep(hold);
+            release();
             Ok(())
         }
         Fault::Drip { body, every } => {
@@ -436,20 +458,28 @@ fn answer(conn: &mut TcpStream, fault: Fault) -> std::io::Result<()> {
                 body.len()
             );
             conn.write_all(head.as_bytes())?;
-            for b in body {
+            let last = body.len().saturating_sub(1);
+            for (i, b) in body.into_iter().enumerate() {
+                if i == last {
+                    release();
+                }
                 conn.write_all(&[b])?;
                 std::thread::sleep(every);
             }
+            release();
             Ok(())
         }
-        Fault::Reset => conn.shutdown(Shutdown::Both),
-        Fault::CloseEarly => {
-            conn.write_all(b"HTTP/1.1 200 OK\r\nContent-Ty")?;
+        Fault::Reset => {
+            release();
             conn.shutdown(Shutdown::Both)
         }
-        Fault::MalformedHeader => {
-            conn.write_all(b"HTTP/1.1 200 OK\r\nthis is not a header\r\nContent-Length: 0\r\n\r\n")
-        }
+        Fault::CloseEarly => write_releasing(conn, b"HTTP/1.1 200 OK\r\nContent-Ty", release)
+            .and_then(|()| conn.shutdown(Shutdown::Both)),
+        Fault::MalformedHeader => write_releasing(
+            conn,
+            b"HTTP/1.1 200 OK\r\nthis is not a header\r\nContent-Length: 0\r\n\r\n",
+            release,
+        ),
         Fault::GzipBomb { expands_to } => {
             let body = gzip_zeros(expands_to);
             let head = format!(
@@ -457,11 +487,11 @@ fn answer(conn: &mut TcpStream, fault: Fault) -> std::io::Result<()> {
                 body.len()
             );
             conn.write_all(head.as_bytes())?;
-            conn.write_all(&body)
+            write_releasing(conn, &body, release)
         }
         Fault::After(delay, inner) => {
             std::thread::sleep(delay);
-            answer(conn, *inner)
+            answer(conn, *inner, release)
         }
     }
 }
