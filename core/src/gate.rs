@@ -20,7 +20,7 @@ use crate::constants::{
     TEST_FIXTURES_PATH, UA_TOKEN,
 };
 use crate::domain::strip_trailing_dots;
-use crate::robots::{CrawlDelay, Policy, Reading, Verdict};
+use crate::robots::{CrawlDelay, Policy, Verdict};
 pub use crate::target::{Target, ToTarget};
 use crate::time::Timestamp;
 use crate::url::{Url, UrlError};
@@ -268,39 +268,6 @@ pub enum Decision<'g> {
     },
     /// Every gate passed; [`Gate::admit`] would issue a permit now.
     Ready,
-}
-
-impl fmt::Display for Decision<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Decision::Invalid(e) => write!(f, "invalid URL: {e}"),
-            Decision::NotOperatorResource => {
-                f.write_str("not one of the operator's section 5 resources")
-            }
-            Decision::DenyBlocklist(d) => {
-                write!(f, "denied by the operator blocklist (R3): {}", d.domain)
-            }
-            Decision::DenyRobots(v) => match v.rule {
-                Some(r) if v.reading != Reading::Spec => {
-                    write!(
-                        f,
-                        "denied by robots.txt (R2): {r} in {}",
-                        v.reading.as_str()
-                    )
-                }
-                Some(r) => write!(f, "denied by robots.txt (R2): {r}"),
-                None => write!(f, "denied by robots.txt (R2): {v}"),
-            },
-            Decision::NeedBlocklist => f.write_str("needs the operator blocklist first"),
-            Decision::BlocklistUnavailable { .. } => {
-                f.write_str("deferred: the operator blocklist is unavailable")
-            }
-            Decision::NeedRobots(u) => write!(f, "needs {u} first"),
-            Decision::Deferred { .. } => f.write_str("deferred: robots.txt unreachable"),
-            Decision::Wait { until, reason } => write!(f, "wait until {} ms ({reason:?})", until.0),
-            Decision::Ready => f.write_str("ready"),
-        }
-    }
 }
 
 /// Why a permit is issued; the shell may log it, the gate decided it.

@@ -57,41 +57,48 @@ pub struct Hints {
 }
 
 /// Which rule set the next fetch.
+///
+/// Stored (with the `serde` feature) by its [`Hint::key`]. Outcomes stored
+/// by the release before this one hold the words that were shown for it
+/// instead ("RSS ttl"): each variant reads those as an alias, so such a row
+/// still reads as the hint it was, and nothing new is written that way.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(rename_all = "kebab-case")
+)]
 pub enum Hint {
     /// R8's hour, no hint asked for more.
+    #[cfg_attr(feature = "serde", serde(alias = "R8 (one fetch per hour)"))]
     R8,
     /// `Cache-Control: max-age`.
+    #[cfg_attr(feature = "serde", serde(alias = "Cache-Control max-age"))]
     MaxAge,
     /// `Expires`.
+    #[cfg_attr(feature = "serde", serde(alias = "Expires"))]
     Expires,
     /// RSS `<ttl>`.
+    #[cfg_attr(feature = "serde", serde(alias = "RSS ttl"))]
     Ttl,
     /// `sy:updatePeriod` / `sy:updateFrequency`.
+    #[cfg_attr(feature = "serde", serde(alias = "sy:updatePeriod"))]
     UpdatePeriod,
     /// `<skipHours>` pushed it to the next hour not skipped.
+    #[cfg_attr(feature = "serde", serde(alias = "RSS skipHours"))]
     SkipHours,
     /// `<skipDays>` pushed it to the next day not skipped.
+    #[cfg_attr(feature = "serde", serde(alias = "RSS skipDays"))]
     SkipDays,
     /// The hints asked for more than [`HINT_CAP`]: capped.
+    #[cfg_attr(
+        feature = "serde",
+        serde(alias = "a week (a publisher hint asked for longer)")
+    )]
     Cap,
 }
 
 impl Hint {
-    /// The words `status` and the digest use.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Hint::R8 => "R8 (one fetch per hour)",
-            Hint::MaxAge => "Cache-Control max-age",
-            Hint::Expires => "Expires",
-            Hint::Ttl => "RSS ttl",
-            Hint::UpdatePeriod => "sy:updatePeriod",
-            Hint::SkipHours => "RSS skipHours",
-            Hint::SkipDays => "RSS skipDays",
-            Hint::Cap => "a week (a publisher hint asked for longer)",
-        }
-    }
-
     /// Every hint, once.
     pub const ALL: [Hint; 8] = [
         Hint::R8,

@@ -1183,7 +1183,7 @@ impl Pipeline {
         match d {
             Decision::NeedBlocklist | Decision::NeedRobots(_) => CheckReport::Deferred {
                 url,
-                reason: format!("{d}: it could not be obtained"),
+                reason: format!("{}: it could not be obtained", Words(&d)),
             },
             Decision::DenyBlocklist(b) => CheckReport::DeniedBlocklist {
                 url,
@@ -1215,7 +1215,7 @@ impl Pipeline {
             },
             Decision::NotOperatorResource => CheckReport::Invalid {
                 url,
-                reason: d.to_string(),
+                reason: words(&d),
             },
             // A hold (R5 Retry-After, or the cool-down after repeated
             // failures) is not a pause before an allowed request: the host
@@ -1358,7 +1358,7 @@ impl Pipeline {
         if options.force {
             let what = match by {
                 Hint::R8 => "R8's one fetch per hour".to_string(),
-                other => format!("the publisher's hint ({})", other.as_str()),
+                other => format!("the publisher's hint ({})", crate::words::hint(other)),
             };
             self.notice(
                 progress,
@@ -1383,7 +1383,7 @@ impl Pipeline {
             status: SourceStatus::Skipped {
                 last_run: last.0,
                 until: until.0,
-                by: by.as_str().to_string(),
+                by,
             },
             items,
             method: None,

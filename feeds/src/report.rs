@@ -134,9 +134,8 @@ pub enum SourceStatus {
         last_run: u64,
         /// The earliest next fetch (Unix ms).
         until: u64,
-        /// What set it: `wr_core::hints::Hint::as_str` (R8's hour, or a
-        /// publisher hint).
-        by: String,
+        /// What set it: R8's hour, or a publisher hint.
+        by: wr_core::hints::Hint,
     },
     /// R3: the host (or a redirect target) is on the operator blocklist.
     DeniedBlocklist {
@@ -643,5 +642,41 @@ mod tests {
             .denial(),
             None
         );
+    }
+
+    #[test]
+    fn a_skip_stores_its_hint_by_key_and_reads_the_words_an_older_row_holds() {
+        use wr_core::hints::Hint;
+        let skip = SourceStatus::Skipped {
+            last_run: 1,
+            until: 2,
+            by: Hint::Ttl,
+        };
+        let json = serde_json::to_string(&skip).unwrap();
+        assert!(json.contains(r#""by":"ttl""#), "{json}");
+        assert_eq!(serde_json::from_str::<SourceStatus>(&json).unwrap(), skip);
+        // Written by the release before: the words shown, not the key.
+        for (words, hint) in [
+            ("R8 (one fetch per hour)", Hint::R8),
+            ("RSS ttl", Hint::Ttl),
+            ("Cache-Control max-age", Hint::MaxAge),
+            ("a week (a publisher hint asked for longer)", Hint::Cap),
+        ] {
+            let old = format!(r#"{{"status":"skipped","last_run":1,"until":2,"by":"{words}"}}"#);
+            let read: SourceStatus = serde_json::from_str(&old).unwrap();
+            assert_eq!(
+                read,
+                SourceStatus::Skipped {
+                    last_run: 1,
+                    until: 2,
+                    by: hint
+                },
+                "{old}"
+            );
+        }
+        assert!(serde_json::from_str::<SourceStatus>(
+            r#"{"status":"skipped","last_run":1,"until":2,"by":"a sentence"}"#
+        )
+        .is_err());
     }
 }

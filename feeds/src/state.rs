@@ -132,7 +132,7 @@ pub struct SourceRow {
     pub last_note: Option<String>,
     /// The earliest next fetch the publisher's hints allow (issue #23).
     pub next_fetch: Option<Timestamp>,
-    /// The rule that set it (`wr_core::hints::Hint::as_str`).
+    /// The rule that set it (`wr_core::hints::Hint::key`).
     pub next_fetch_by: Option<String>,
     /// The hints the feed's own elements gave the last time it was read
     /// whole (`ttl`, `sy:*`, `skipHours`, `skipDays`), for a 304 to reuse.

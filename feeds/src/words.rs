@@ -17,12 +17,13 @@
 use std::fmt;
 use wr_core::constants::BLOCKLIST_REQUESTS_PER_RUN;
 use wr_core::fetch::{FailureKind, MAX_REDIRECTS};
-use wr_core::gate::WaitReason;
+use wr_core::gate::{Decision, WaitReason};
+use wr_core::hints::Hint;
 use wr_core::outcome::{
     BlocklistCause, Cause, Deferral, InvalidUrl, LeftOut, Notice, Refusal, RobotsDenial,
     SourceFailure, Unreachable,
 };
-use wr_core::robots::Reading;
+use wr_core::robots::{MatchedRule, Reading, Variant, Verdict};
 use wr_core::time::Timestamp;
 
 /// An outcome value, worded for people by [`Present`].
@@ -65,14 +66,156 @@ pub fn rfc3339(unix_secs: i64) -> String {
     crate::extract::date::unix_rfc3339(unix_secs)
 }
 
-/// Why a host will not be asked before `until`, seen from `now`.
-pub fn held(now: Timestamp, until: Timestamp, reason: WaitReason) -> String {
-    let why = match reason {
+/// A reading's name, as a denial names the reading that denied.
+pub fn reading(r: Reading) -> &'static str {
+    match r {
+        Reading::Spec => "the spec's reading",
+        Reading::Rfc9309 => "RFC 9309's reading",
+        Reading::Google => "Google's reading",
+    }
+}
+
+/// `Disallow: /private (line 3)`: a rule as written, an octet beyond
+/// UTF-8 shown as U+FFFD, and its line.
+impl Present for MatchedRule<'_> {
+    fn present(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: ", self.kind.as_str())?;
+        for chunk in self.pattern.utf8_chunks() {
+            f.write_str(chunk.valid())?;
+            if !chunk.invalid().is_empty() {
+                f.write_str("\u{FFFD}")?;
+            }
+        }
+        write!(f, " (line {})", self.line)
+    }
+}
+
+/// The reading options of a [`Variant`], comma-separated (none for the
+/// base reading).
+impl Present for Variant {
+    fn present(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        const OPTIONS: [(u8, &str); 5] = [
+            (Variant::UNICODE_SPACE, "Unicode spaces trimmed"),
+            (Variant::WHOLE_AGENT, "User-agent values read whole"),
+            (Variant::LINE_LIMIT, "lines cut at 16,663 octets"),
+            (
+                Variant::RESERVED_ESCAPES,
+                "escapes such as %2F read as their octets",
+            ),
+            (
+                Variant::EMPTY_AGENT,
+                "an empty User-agent value a prefix of every token",
+            ),
+        ];
+        let mut sep = "";
+        for (_, words) in OPTIONS.iter().filter(|(bit, _)| self.bits() & bit != 0) {
+            write!(f, "{sep}{words}")?;
+            sep = ", ";
+        }
+        Ok(())
+    }
+}
+
+/// `allowed (no rule matched)`, `disallowed by Disallow: /p (line 2) in
+/// Google's reading (User-agent values read whole)`: a verdict, with the
+/// reading and the variant when they are not the spec's plain one.
+impl Present for Verdict<'_> {
+    fn present(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(if self.allowed {
+            "allowed"
+        } else {
+            "disallowed"
+        })?;
+        match self.rule {
+            Some(r) if self.reading != Reading::Spec => {
+                write!(f, " by {} in {}", Words(&r), reading(self.reading))?;
+                if !self.variant.is_base() {
+                    write!(f, " ({})", Words(&self.variant))?;
+                }
+                Ok(())
+            }
+            Some(r) if !self.variant.is_base() => write!(
+                f,
+                " by {} in the spec's reading ({})",
+                Words(&r),
+                Words(&self.variant)
+            ),
+            Some(r) => write!(f, " by {}", Words(&r)),
+            None if self.overflow => f.write_str(" (capacity exceeded: over-blocking)"),
+            None => f.write_str(" (no rule matched)"),
+        }
+    }
+}
+
+/// The gate's answer in a line: `ready`, `denied by robots.txt (R2):
+/// Disallow: /p (line 2)`, `needs http://h/robots.txt first`...
+impl Present for Decision<'_> {
+    fn present(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Decision::Invalid(e) => write!(f, "invalid URL: {e}"),
+            Decision::NotOperatorResource => {
+                f.write_str("not one of the operator's section 5 resources")
+            }
+            Decision::DenyBlocklist(d) => {
+                write!(f, "denied by the operator blocklist (R3): {}", d.domain)
+            }
+            Decision::DenyRobots(v) => match v.rule {
+                Some(r) if v.reading != Reading::Spec => write!(
+                    f,
+                    "denied by robots.txt (R2): {} in {}",
+                    Words(&r),
+                    reading(v.reading)
+                ),
+                Some(r) => write!(f, "denied by robots.txt (R2): {}", Words(&r)),
+                None => write!(f, "denied by robots.txt (R2): {}", Words(v)),
+            },
+            Decision::NeedBlocklist => f.write_str("needs the operator blocklist first"),
+            Decision::BlocklistUnavailable { .. } => {
+                f.write_str("deferred: the operator blocklist is unavailable")
+            }
+            Decision::NeedRobots(u) => write!(f, "needs {u} first"),
+            Decision::Deferred { .. } => f.write_str("deferred: robots.txt unreachable"),
+            Decision::Wait { until, reason } => {
+                write!(
+                    f,
+                    "wait until {} ({})",
+                    instant(*until),
+                    wait_reason(*reason)
+                )
+            }
+            Decision::Ready => f.write_str("ready"),
+        }
+    }
+}
+
+/// The rule that set a source's next fetch, as `status` and the digest
+/// name it.
+pub fn hint(h: Hint) -> &'static str {
+    match h {
+        Hint::R8 => "R8 (one fetch per hour)",
+        Hint::MaxAge => "Cache-Control max-age",
+        Hint::Expires => "Expires",
+        Hint::Ttl => "RSS ttl",
+        Hint::UpdatePeriod => "sy:updatePeriod",
+        Hint::SkipHours => "RSS skipHours",
+        Hint::SkipDays => "RSS skipDays",
+        Hint::Cap => "a week (a publisher hint asked for longer)",
+    }
+}
+
+/// Why a request waits: the requirement that holds it back.
+fn wait_reason(reason: WaitReason) -> &'static str {
+    match reason {
         WaitReason::Cooldown => "cool-down after repeated failures, R5",
         WaitReason::RetryAfter => "the server's Retry-After, R5",
         WaitReason::Backoff => "backoff after a failed request, R5",
         WaitReason::Throttle => "Crawl-delay spacing, R4",
-    };
+    }
+}
+
+/// Why a host will not be asked before `until`, seen from `now`.
+pub fn held(now: Timestamp, until: Timestamp, reason: WaitReason) -> String {
+    let why = wait_reason(reason);
     let secs = now.until(until).as_secs();
     if secs < 10 * 365 * 86_400 {
         format!(
@@ -92,7 +235,7 @@ impl Present for RobotsDenial {
             Some(r) => {
                 write!(f, "{}: {}", r.kind.as_str(), r.pattern)?;
                 if self.reading != Reading::Spec {
-                    write!(f, " in {}", self.reading.as_str())?;
+                    write!(f, " in {}", reading(self.reading))?;
                 }
                 Ok(())
             }
@@ -362,22 +505,25 @@ pub fn digest_reason(status: &crate::SourceStatus, notes: &[String]) -> Option<S
         SourceStatus::Ok { not_modified: true } => Some(NOT_MODIFIED.to_string()),
         // A feed read after repairs, or listing nothing (issue #19).
         SourceStatus::Ok { .. } => (!notes.is_empty()).then(|| notes.join("; ")),
-        SourceStatus::Skipped { last_run, by, .. } if by == wr_core::hints::Hint::R8.as_str() => {
-            Some(format!(
-                "fetched less than an hour ago ({}), R8; --force fetches it anyway",
-                at(*last_run)
-            ))
-        }
+        SourceStatus::Skipped {
+            last_run,
+            by: Hint::R8,
+            ..
+        } => Some(format!(
+            "fetched less than an hour ago ({}), R8; --force fetches it anyway",
+            at(*last_run)
+        )),
         // A publisher hint (issue #23): when, and which.
         SourceStatus::Skipped {
             last_run,
             until,
             by,
         } => Some(format!(
-            "fetched {}; the publisher asks for no fetch before {} ({by}); --force fetches it \
+            "fetched {}; the publisher asks for no fetch before {} ({}); --force fetches it \
              anyway",
             at(*last_run),
-            at(*until)
+            at(*until),
+            hint(*by)
         )),
         s @ (SourceStatus::DeniedBlocklist { .. } | SourceStatus::DeniedRobots { .. }) => {
             s.denial().map(|d| d.to_string())
@@ -411,12 +557,13 @@ impl fmt::Display for crate::SourceStatus {
                 not_modified: false,
             } => f.write_str("ok"),
             crate::SourceStatus::Ok { not_modified: true } => f.write_str("not modified (304)"),
-            crate::SourceStatus::Skipped { by, .. } if by == wr_core::hints::Hint::R8.as_str() => {
+            crate::SourceStatus::Skipped { by: Hint::R8, .. } => {
                 f.write_str("skipped: fetched less than an hour ago (R8; --force to override)")
             }
             crate::SourceStatus::Skipped { by, .. } => write!(
                 f,
-                "skipped: the publisher asks for no fetch this soon ({by}; --force to override)"
+                "skipped: the publisher asks for no fetch this soon ({}; --force to override)",
+                hint(*by)
             ),
             crate::SourceStatus::DeniedBlocklist { .. }
             | crate::SourceStatus::DeniedRobots { .. } => match self.denial() {
@@ -541,6 +688,59 @@ mod tests {
             words(&refused),
             "denied by robots.txt (R2): Disallow: /private"
         );
+    }
+
+    /// A verdict's words, which wr-core's `Display` wrote before issue #21
+    /// moved them here, character for character.
+    #[test]
+    fn a_verdict_reads_as_wr_core_wrote_it() {
+        use wr_core::robots::Policy;
+        let said = |body: &str, path: &str| {
+            let policy = Policy::parse(body.as_bytes(), "Walsh-Research");
+            words(&policy.check(path))
+        };
+        assert_eq!(
+            said("User-agent: *\nDisallow: /x\n", "/x"),
+            "disallowed by Disallow: /x (line 2)"
+        );
+        assert_eq!(
+            said("User-agent: *\nDisallow: /x\n", "/y"),
+            "allowed (no rule matched)"
+        );
+        assert_eq!(
+            said("User-agent: *\nDisallow: /\nAllow: /y\n", "/y"),
+            "allowed by Allow: /y (line 3)"
+        );
+        assert_eq!(
+            said("User-agent: *\nDissallow: /tmp\n", "/tmp/x"),
+            "disallowed by Disallow: /tmp (line 2) in Google's reading"
+        );
+        // A rule's octets beyond UTF-8 are shown as U+FFFD.
+        let policy = Policy::parse(b"User-agent: *\nDisallow: /\xff\n", "Walsh-Research");
+        assert_eq!(
+            words(&policy.check("/%FF")),
+            "disallowed by Disallow: /\u{FFFD} (line 2)"
+        );
+        // A versioned agent read whole is not our token: its group does not
+        // apply, and the verdict says in which reading of the file.
+        let v = said(
+            "User-agent: Walsh-Research/1.2\nAllow: /\n\nUser-agent: *\nDisallow: /\n",
+            "/page",
+        );
+        assert!(
+            v.starts_with("disallowed by Disallow: / (line 5) in ")
+                && v.ends_with("(User-agent values read whole)"),
+            "{v}"
+        );
+        let every = Variant::of(Variant::ALL);
+        assert_eq!(
+            words(&every),
+            "Unicode spaces trimmed, User-agent values read whole, lines cut at 16,663 \
+             octets, escapes such as %2F read as their octets, an empty User-agent value a \
+             prefix of every token"
+        );
+        assert_eq!(words(&Variant::BASE), "");
+        assert_eq!(reading(Reading::Rfc9309), "RFC 9309's reading");
     }
 
     /// The words are the ones wr-core used to write itself (before issue

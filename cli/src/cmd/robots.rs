@@ -8,6 +8,7 @@ use wr_core::constants::UA_TOKEN;
 use wr_core::robots::{Policy, Reading, Selected};
 use wr_core::url::Url;
 use wr_feeds::extract::clean_message;
+use wr_feeds::words::Words;
 
 /// Arguments of `wr-feeds robots`.
 #[derive(clap::Args)]
@@ -107,7 +108,7 @@ fn say_group(args: &Args, policy: &Policy, signals: &[wr_feeds::SignalReport]) {
         format!(
             "{} ({}: {})",
             name(spec),
-            Reading::Google.as_str(),
+            wr_feeds::words::reading(Reading::Google),
             name(google)
         )
     };
@@ -163,15 +164,18 @@ fn text_line(url: &str, v: &wr_core::robots::Verdict<'_>) -> String {
     match v.rule {
         Some(r) if v.reading != Reading::Spec || !v.variant.is_base() => format!(
             "{verdict} {url}  ({} in {}{})",
-            clean_message(&r.to_string()),
-            v.reading.as_str(),
+            clean_message(&Words(&r).to_string()),
+            wr_feeds::words::reading(v.reading),
             if v.variant.is_base() {
                 String::new()
             } else {
-                format!(", {}", v.variant)
+                format!(", {}", Words(&v.variant))
             }
         ),
-        Some(r) => format!("{verdict} {url}  ({})", clean_message(&r.to_string())),
+        Some(r) => format!(
+            "{verdict} {url}  ({})",
+            clean_message(&Words(&r).to_string())
+        ),
         None => format!("{verdict} {url}  (no rule matched)"),
     }
 }

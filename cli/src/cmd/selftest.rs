@@ -385,8 +385,11 @@ fn canary_detail(
     let ok =
         w.allowed == walsh_allowed && st.allowed == star_allowed && gate_allowed == walsh_allowed;
     let word = |a: bool| if a { "allowed" } else { "disallowed" };
-    let rule =
-        |v: &wr_core::robots::Verdict<'_>| v.rule.map(|r| format!(" by {r}")).unwrap_or_default();
+    let rule = |v: &wr_core::robots::Verdict<'_>| {
+        v.rule
+            .map(|r| format!(" by {}", wr_feeds::words::Words(&r)))
+            .unwrap_or_default()
+    };
     (
         ok,
         format!(

@@ -343,9 +343,10 @@ pub(super) fn held_hosts(store: &Store, now_ms: u64) -> Result<Vec<HostLine>, St
 /// pipeline caps it).
 fn next_fetch(row: &wr_feeds::store::SourceRow, now_ms: u64) -> (Option<String>, Option<String>) {
     match wr_feeds::hints::due(row, Timestamp(now_ms)) {
-        Some((at, by)) if at.0 > now_ms => {
-            (Some(ms_to_rfc3339(at.0)), Some(by.as_str().to_string()))
-        }
+        Some((at, by)) if at.0 > now_ms => (
+            Some(ms_to_rfc3339(at.0)),
+            Some(wr_feeds::words::hint(by).to_string()),
+        ),
         _ => (None, None),
     }
 }

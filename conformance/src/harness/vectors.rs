@@ -105,7 +105,7 @@ pub fn all() -> Vec<VectorResult> {
                 Selected::Global => "global",
                 Selected::None => "none",
             };
-            let rules: Vec<String> = p.rules().map(|r| r.to_string()).collect();
+            let rules: Vec<String> = p.rules().map(|r| wr_feeds::words::words(&r)).collect();
             let want: Vec<String> = c["rules"]
                 .as_array()
                 .map(|a| {

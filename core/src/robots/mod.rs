@@ -40,7 +40,6 @@ pub(crate) use eval::{decide_scanned, star_need_at, Scan};
 pub use model::{Group, Policy, Robots, Selected};
 
 use crate::constants::ROBOTS_MAX_BYTES;
-use core::fmt;
 use core::time::Duration;
 
 /// Whether a rule permits or forbids.
@@ -120,19 +119,6 @@ pub struct MatchedRule<'a> {
     pub line: u32,
 }
 
-impl fmt::Display for MatchedRule<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: ", self.kind.as_str())?;
-        for chunk in self.pattern.utf8_chunks() {
-            f.write_str(chunk.valid())?;
-            if !chunk.invalid().is_empty() {
-                f.write_str("\u{FFFD}")?;
-            }
-        }
-        write!(f, " (line {})", self.line)
-    }
-}
-
 /// Whether a path may be fetched, and why.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Verdict<'a> {
@@ -149,31 +135,6 @@ pub struct Verdict<'a> {
     /// How the file was read when it denied: [`Variant::BASE`] but for the
     /// few files another reading of whose text denies (issue #18).
     pub variant: Variant,
-}
-
-impl fmt::Display for Verdict<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(if self.allowed {
-            "allowed"
-        } else {
-            "disallowed"
-        })?;
-        match self.rule {
-            Some(r) if self.reading != Reading::Spec => {
-                write!(f, " by {r} in {}", self.reading.as_str())?;
-                if !self.variant.is_base() {
-                    write!(f, " ({})", self.variant)?;
-                }
-                Ok(())
-            }
-            Some(r) if !self.variant.is_base() => {
-                write!(f, " by {r} in the spec's reading ({})", self.variant)
-            }
-            Some(r) => write!(f, " by {r}"),
-            None if self.overflow => f.write_str(" (capacity exceeded: over-blocking)"),
-            None => f.write_str(" (no rule matched)"),
-        }
-    }
 }
 
 /// The readings of a robots.txt whose verdicts must all allow a path before
@@ -213,15 +174,6 @@ impl Reading {
             Reading::Spec => "spec",
             Reading::Rfc9309 => "rfc9309",
             Reading::Google => "google",
-        }
-    }
-
-    /// A short name for messages.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Reading::Spec => "the spec's reading",
-            Reading::Rfc9309 => "RFC 9309's reading",
-            Reading::Google => "Google's reading",
         }
     }
 }

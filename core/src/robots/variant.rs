@@ -21,8 +21,6 @@
 //!
 //! [`Policy`]: super::Policy
 
-use core::fmt;
-
 /// A combination of reading options (see the module docs).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct Variant(u8);
@@ -98,55 +96,18 @@ impl Variant {
     /// Stable keys for machine-readable output, one per option set; none
     /// for the base reading.
     pub fn keys(self) -> impl Iterator<Item = &'static str> {
-        self.options().map(|(key, _)| key)
-    }
-
-    /// The options set, each with its key and its words.
-    fn options(self) -> impl Iterator<Item = (&'static str, &'static str)> {
         OPTIONS
             .into_iter()
-            .filter(move |(bit, ..)| self.0 & bit != 0)
-            .map(|(_, key, words)| (key, words))
+            .filter(move |(bit, _)| self.0 & bit != 0)
+            .map(|(_, key)| key)
     }
 }
 
-/// Each option: its bit, its key (`Variant::keys`) and its words (the
-/// `Display` of a verdict's reading).
-const OPTIONS: [(u8, &str, &str); 5] = [
-    (
-        Variant::UNICODE_SPACE,
-        "unicode-space",
-        "Unicode spaces trimmed",
-    ),
-    (
-        Variant::WHOLE_AGENT,
-        "whole-agent",
-        "User-agent values read whole",
-    ),
-    (
-        Variant::LINE_LIMIT,
-        "line-limit",
-        "lines cut at 16,663 octets",
-    ),
-    (
-        Variant::RESERVED_ESCAPES,
-        "reserved-escapes",
-        "escapes such as %2F read as their octets",
-    ),
-    (
-        Variant::EMPTY_AGENT,
-        "empty-agent",
-        "an empty User-agent value a prefix of every token",
-    ),
+/// Each option: its bit and its key (`Variant::keys`).
+const OPTIONS: [(u8, &str); 5] = [
+    (Variant::UNICODE_SPACE, "unicode-space"),
+    (Variant::WHOLE_AGENT, "whole-agent"),
+    (Variant::LINE_LIMIT, "line-limit"),
+    (Variant::RESERVED_ESCAPES, "reserved-escapes"),
+    (Variant::EMPTY_AGENT, "empty-agent"),
 ];
-
-impl fmt::Display for Variant {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut sep = "";
-        for (_, words) in self.options() {
-            write!(f, "{sep}{words}")?;
-            sep = ", ";
-        }
-        Ok(())
-    }
-}

@@ -87,10 +87,10 @@ fn assert_rows(rows: &[Row]) {
     for &(name, body, denied, allowed) in rows {
         let p = Policy::parse(body.as_bytes(), TOKEN);
         let v = p.check(denied);
-        assert!(!v.allowed, "{name}: {denied} must be denied: {v}");
+        assert!(!v.allowed, "{name}: {denied} must be denied: {v:?}");
         if let Some(ok) = allowed {
             let v = p.check(ok);
-            assert!(v.allowed, "{name}: {ok} must stay allowed: {v}");
+            assert!(v.allowed, "{name}: {ok} must stay allowed: {v:?}");
         }
         #[cfg(feature = "heapless")]
         {
@@ -249,11 +249,10 @@ fn the_verdict_names_the_reading_of_the_text_that_denied() {
     let p = Policy::parse(WHOLE_AGENT[0].1.as_bytes(), TOKEN);
     let v = p.check("/page");
     assert!(!v.allowed);
-    assert!(v.variant.whole_agent(), "{v}");
-    assert!(
-        v.to_string().contains("User-agent values read whole"),
-        "{v}"
-    );
+    assert!(v.variant.whole_agent(), "{v:?}");
+    // Machine output names the option by its key (the words are the
+    // presenter's: `feeds::words`).
+    assert_eq!(v.variant.keys().collect::<Vec<_>>(), ["whole-agent"]);
     // A plain file reads the same every way: no second reading is kept.
     let p = Policy::parse(b"User-agent: *\nDisallow: /x\n", TOKEN);
     assert_eq!(p.variants().count(), 0);

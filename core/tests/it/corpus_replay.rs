@@ -209,7 +209,7 @@ fn policy_never_allows_what_the_model_denies_on_the_real_world_corpus() {
             over_blocked += usize::from(!p.allowed && !any);
             if any && p.allowed {
                 violations.push(format!(
-                    "{name}: target {target:?}: a reading of the text denies; Policy: {p}"
+                    "{name}: target {target:?}: a reading of the text denies; Policy: {p:?}"
                 ));
                 continue;
             }
@@ -221,7 +221,7 @@ fn policy_never_allows_what_the_model_denies_on_the_real_world_corpus() {
                     .map(|r| r.to_string())
                     .unwrap_or_default();
                 violations.push(format!(
-                    "{name}: target {target:?}: model denies by {rule}; Policy: {p}"
+                    "{name}: target {target:?}: model denies by {rule}; Policy: {p:?}"
                 ));
             }
         }

@@ -67,7 +67,7 @@ fn too_many_disallows_deny_everything_and_say_so() {
     let p = FixedPolicy::<2, 256>::parse(body, "Walsh-Research");
     assert!(p.overflowed());
     let v = p.check("/zzz");
-    assert!(!v.allowed && v.overflow, "{v}");
+    assert!(!v.allowed && v.overflow, "{v:?}");
     // The full model allows it: this is the over-block, flagged.
     assert!(Policy::parse(body, "Walsh-Research").check("/zzz").allowed);
 }
@@ -77,7 +77,7 @@ fn dropped_allow_over_blocks_and_says_so() {
     let body = b"User-agent: *\nDisallow: /\nAllow: /public\n";
     let p = FixedPolicy::<1, 256>::parse(body, "Walsh-Research");
     let v = p.check("/public/page");
-    assert!(!v.allowed && v.overflow, "{v}");
+    assert!(!v.allowed && v.overflow, "{v:?}");
     assert!(
         Policy::parse(body, "Walsh-Research")
             .check("/public/page")
@@ -143,7 +143,7 @@ fn rules_whose_two_readings_differ_never_under_block_when_squeezed() {
         (tight.check("/%7E%41"), tight.overflowed()),
     ] {
         assert!(overflowed);
-        assert!(!v.allowed && v.overflow, "{v}");
+        assert!(!v.allowed && v.overflow, "{v:?}");
     }
 }
 

@@ -56,7 +56,7 @@ fn run(file: &str) -> (usize, BTreeMap<String, String>) {
                 format!(
                     "{} agent={agent:?} url={short_url:?} want allowed={want}, got {}",
                     case["test"],
-                    verdict.to_string().chars().take(80).collect::<String>()
+                    format!("{verdict:?}").chars().take(80).collect::<String>()
                 ),
             );
         }

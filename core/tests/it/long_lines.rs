@@ -43,7 +43,7 @@ fn a_cut_disallow_still_denies_what_the_whole_rule_denies() {
     for (name, body, path) in cases() {
         let p = Policy::parse(body.as_bytes(), "Walsh-Research");
         let v = p.check(&path);
-        assert!(!v.allowed, "{name}: {v}");
+        assert!(!v.allowed, "{name}: {v:?}");
         assert_eq!(v.rule.map(|r| r.line), Some(3), "{name}");
     }
 }

@@ -31,10 +31,10 @@ fn every_row_is_denied_by_its_rule_in_its_reading() {
         let name = case.name;
         let policy = Policy::parse(case.body.as_bytes(), TOKEN);
         let v = policy.check(case.path);
-        assert!(!v.allowed, "{name}: {v}");
+        assert!(!v.allowed, "{name}: {v:?}");
         let rule = v.rule.expect("a rule decides");
         assert_eq!(rule.kind, RuleKind::Disallow, "{name}");
-        assert_eq!((rule.line, v.reading), (line, reading), "{name}: {v}");
+        assert_eq!((rule.line, v.reading), (line, reading), "{name}: {v:?}");
     }
 }
 
@@ -70,19 +70,19 @@ fn each_reading_denies_on_its_own() {
     let body = "User-agent: *\nAllow: /a/b/c\nDisallow: /a*/b/c\n";
     let p = Policy::parse(body.as_bytes(), "Walsh-Research");
     let v = p.check("/a/b/c/x");
-    assert_eq!((v.allowed, v.reading), (false, Reading::Rfc9309), "{v}");
+    assert_eq!((v.allowed, v.reading), (false, Reading::Rfc9309), "{v:?}");
     // RFC 9309's table: a raw `/` in the query is compared encoded.
     let body = "User-agent: *\nDisallow: /go?to=https://\n";
     let p = Policy::parse(body.as_bytes(), "Walsh-Research");
     let v = p.check("/go?to=https%3A%2F%2Fx");
-    assert_eq!((v.allowed, v.reading), (false, Reading::Rfc9309), "{v}");
+    assert_eq!((v.allowed, v.reading), (false, Reading::Rfc9309), "{v:?}");
     assert!(p.check("/go?to=http%3A%2F%2Fx").allowed);
     // Google's tolerance: a misspelt Disallow denies, and says where.
     let body = "User-agent: *\nDissallow: /tmp\n";
     let p = Policy::parse(body.as_bytes(), "Walsh-Research");
     let v = p.check("/tmp/x");
-    assert_eq!((v.allowed, v.reading), (false, Reading::Google), "{v}");
-    assert!(v.to_string().ends_with("in Google's reading"), "{v}");
+    assert_eq!((v.allowed, v.reading), (false, Reading::Google), "{v:?}");
+    assert_eq!(v.rule.map(|r| (r.pattern, r.line)), Some((&b"/tmp"[..], 2)));
     // ... and a misspelt Allow never allows.
     let body = "User-agent: *\nDisallow: /\nAllow /public\nAlow: /public\n";
     assert!(
@@ -98,6 +98,6 @@ fn a_tie_still_goes_to_allow() {
     let body = "User-agent: *\nDisallow: /a\nAllow: /a\n";
     let p = Policy::parse(body.as_bytes(), "Walsh-Research");
     let v = p.check("/a/x");
-    assert!(v.allowed, "{v}");
+    assert!(v.allowed, "{v:?}");
     assert_eq!(v.rule.map(|r| r.line), Some(3));
 }

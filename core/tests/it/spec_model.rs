@@ -646,7 +646,7 @@ fn check(body: &[u8], targets: &[String]) -> Result<(), String> {
             let m = model.decide(target);
             if !m.allowed && p.allowed {
                 return Err(format!(
-                    "Policy allows what the model denies (reading {options:?}, model line {:?}; Policy: {p})\ntarget {target:?}\nbody {:?}",
+                    "Policy allows what the model denies (reading {options:?}, model line {:?}; Policy: {p:?})\ntarget {target:?}\nbody {:?}",
                     m.line,
                     show()
                 ));
@@ -664,7 +664,7 @@ fn check(body: &[u8], targets: &[String]) -> Result<(), String> {
                 ] {
                     if allowed {
                         return Err(format!(
-                            "{name} allows what Policy denies (Policy: {p})\ntarget {target:?}\nbody {:?}",
+                            "{name} allows what Policy denies (Policy: {p:?})\ntarget {target:?}\nbody {:?}",
                             show()
                         ));
                     }
@@ -724,7 +724,7 @@ fn policy_denies(name: &str) {
     let v = policy.check(case.path);
     assert!(
         !v.allowed,
-        "{name}\n{}\nPolicy: {v}\nbody {:?} target {:?}",
+        "{name}\n{}\nPolicy: {v:?}\nbody {:?} target {:?}",
         case.rests_on, case.body, case.path
     );
 }
@@ -761,7 +761,7 @@ fn every_built_in_denial_is_denied() {
         let policy = Policy::parse(case.body.as_bytes(), TOKEN);
         let v = policy.check(case.path);
         if v.allowed {
-            under.push(format!("{}: Policy says {v}", case.name));
+            under.push(format!("{}: Policy says {v:?}", case.name));
         }
     }
     assert!(under.is_empty(), "{under:#?}");

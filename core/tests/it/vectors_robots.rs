@@ -28,7 +28,14 @@ fn section_12_1_group_selection() {
                 Selected::None => "none",
             };
             assert_eq!(selected, case["selected"], "{}", case["name"]);
-            let rules: Vec<String> = policy.rules().map(|r| r.to_string()).collect();
+            // The vectors write a rule as `Disallow: /p (line 3)`.
+            let rules: Vec<String> = policy
+                .rules()
+                .map(|r| {
+                    let value = String::from_utf8_lossy(r.pattern);
+                    format!("{}: {value} (line {})", r.kind.as_str(), r.line)
+                })
+                .collect();
             let want: Vec<&str> = case["rules"]
                 .as_array()
                 .unwrap()
@@ -57,7 +64,7 @@ fn section_12_2_path_matching() {
         assert_eq!(
             verdict.allowed,
             case["allowed"].as_bool().unwrap(),
-            "{case}: got {verdict}"
+            "{case}: got {verdict:?}"
         );
     }
 }

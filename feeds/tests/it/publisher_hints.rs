@@ -52,7 +52,7 @@ fn outcomes(rep: &wr_feeds::RunReport) -> Vec<(String, String)> {
         .iter()
         .map(|s| {
             let what = match &s.status {
-                SourceStatus::Skipped { by, .. } => by.clone(),
+                SourceStatus::Skipped { by, .. } => wr_feeds::words::hint(*by).to_string(),
                 SourceStatus::Ok { .. } => "fetched".to_string(),
                 other => format!("{other}"),
             };
