@@ -15,10 +15,11 @@
 //! its next request before it). The server counts the requests it is
 //! answering at once, so a test can assert one request in flight per host.
 
+use std::collections::HashMap;
 use std::io::{Read, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -497,7 +498,22 @@ fn answer(conn: &mut TcpStream, fault: Fault, release: &mut dyn FnMut()) -> std:
 }
 
 /// `n` zero octets, gzip-compressed (about 1 KiB on the wire per MiB).
-pub fn gzip_zeros(n: usize) -> Vec<u8> {
+///
+/// Compressed once per size and process: 256 MiB at the best level takes
+/// over a second (more on a loaded machine), which a bomb served inside a
+/// client's request deadline must not spend there. A test can call this
+/// before its run to have the bomb ready.
+pub fn gzip_zeros(n: usize) -> Arc<Vec<u8>> {
+    static MADE: OnceLock<Mutex<HashMap<usize, Arc<Vec<u8>>>>> = OnceLock::new();
+    let made = MADE.get_or_init(Default::default);
+    if let Some(b) = lock(made).get(&n) {
+        return Arc::clone(b);
+    }
+    let body = Arc::new(compress_zeros(n));
+    Arc::clone(lock(made).entry(n).or_insert(body))
+}
+
+fn compress_zeros(n: usize) -> Vec<u8> {
     use flate2::write::GzEncoder;
     use flate2::Compression;
     let mut enc = GzEncoder::new(Vec::new(), Compression::best());
