@@ -517,9 +517,11 @@ impl Clock for Fast {
     }
 }
 
-/// A machine whose clock runs 50 times too fast: its own gate would space
-/// `busy.test`'s requests by 40 ms of real time, and the fleet's "wait"
-/// answers, turned into holds on its clock, end before they should. The
+/// A machine whose clock runs 10 times too fast: its own gate would space
+/// `busy.test`'s requests by 200 ms of real time, and the fleet's "wait"
+/// answers, turned into holds on its clock, end before they should. (At
+/// 50 times, a stall of 100 ms on a loaded machine was five seconds on the
+/// machine's clock: its request deadline, and a failure R5 retries.) The
 /// fleet's spacing on Redis's clock still holds at the publisher (gaps of
 /// 2 s), and no request fails for want of the fleet's slot: a request
 /// ready early asks the fleet again.
@@ -536,7 +538,7 @@ fn a_machine_whose_clock_runs_fast_keeps_the_fleets_spacing() {
     cfg.clock = Arc::new(Fast {
         real: std::time::Instant::now(),
         start: SystemClock::new().now(),
-        factor: 50,
+        factor: 10,
     });
     let mut p = Pipeline::open(cfg).unwrap();
     let report = p
