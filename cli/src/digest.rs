@@ -82,6 +82,19 @@ pub struct DigestItem {
     pub also_in: Vec<String>,
 }
 
+/// A fetched or stored item as the digest lists it, before
+/// [`list_once`] says where else it appears.
+impl From<&wr_feeds::Item> for DigestItem {
+    fn from(i: &wr_feeds::Item) -> DigestItem {
+        DigestItem {
+            title: i.title.clone(),
+            url: i.url.clone(),
+            published: i.published.clone(),
+            also_in: Vec::new(),
+        }
+    }
+}
+
 /// One source's section.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct SourceReport {

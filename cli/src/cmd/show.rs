@@ -85,15 +85,7 @@ fn section(
         status,
         reason: head.and_then(|h| h.reason.clone()),
         method: head.and_then(|h| h.method.clone()),
-        items: items
-            .into_iter()
-            .map(|i| DigestItem {
-                title: i.title,
-                url: i.url,
-                published: i.published,
-                also_in: Vec::new(),
-            })
-            .collect(),
+        items: items.iter().map(DigestItem::from).collect(),
         not_listed: 0,
         filtered: Vec::new(),
         listed_elsewhere: 0,

@@ -146,16 +146,7 @@ pub(crate) fn to_report(src: &sources::Source, r: &wr_feeds::SourceReport) -> So
         status,
         reason,
         method: r.method.map(|m| m.as_str().to_string()),
-        items: r
-            .items
-            .iter()
-            .map(|i| DigestItem {
-                title: i.title.clone(),
-                url: i.url.clone(),
-                published: i.published.clone(),
-                also_in: Vec::new(),
-            })
-            .collect(),
+        items: r.items.iter().map(DigestItem::from).collect(),
         not_listed: 0,
         filtered: Vec::new(),
         listed_elsewhere: 0,
