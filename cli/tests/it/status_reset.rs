@@ -612,7 +612,7 @@ impl Drop for Unwritable {
 /// cannot create the `-shm` a WAL reader needs. Both now read the store
 /// in SQLite's immutable mode and say so. Proves it on a directory that
 /// truly refuses writes (see [`Unwritable`]); skipped, saying so, where
-/// none can be made (the forced-path test in feeds/src/store.rs still
+/// none can be made (the forced-path test in feeds/src/store/tests.rs still
 /// covers the open).
 #[cfg(unix)]
 #[test]
