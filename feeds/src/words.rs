@@ -1,5 +1,8 @@
 //! The one presenter: people's words for the outcome vocabulary of
-//! [`wr_core::outcome`].
+//! [`wr_core::outcome`], and for wr-core's answers that people read: a
+//! robots.txt verdict and its rule, reading and variant, a gate decision,
+//! the hint that set a source's next fetch. wr-core gives those as values
+//! with stable keys for machines, and no words.
 //!
 //! Why one place (issue #21): an outcome used to be worded where it was
 //! decided, then reworded, prefixed and stripped on its way to the digest,
