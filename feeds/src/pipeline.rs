@@ -57,7 +57,7 @@ use crate::report::{
 };
 use crate::schedule::Schedule;
 use crate::store::{BlocklistRow, HoldCause, HostRow, RobotsRow, Store, StoreError, Validators};
-use crate::words::{words, Words};
+use crate::words::words;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::sync::Arc;
@@ -1126,13 +1126,10 @@ impl Pipeline {
         let target = resolved(url);
         let url = url.to_string();
         match self.finish(&mut Check::new(&target), progress)? {
-            Checked::RobotsDeferred(d) => {
-                let held = crate::words::held(d.at, d.until, d.reason);
-                Ok(CheckReport::Deferred {
-                    url,
-                    reason: format!("{}: deferred: {held}", d.url),
-                })
-            }
+            Checked::RobotsDeferred(d) => Ok(CheckReport::Deferred {
+                url,
+                reason: crate::words::robots_deferred(&d),
+            }),
             Checked::Decided { at } => {
                 let d = self.gate.check(&target, at);
                 Ok(self.report_check(url, &target, d, at))
@@ -1149,14 +1146,7 @@ impl Pipeline {
                     .gate
                     .robots_policy(&u)
                     .and_then(|(p, _)| p.check(u.path_and_query).rule)
-                    .map(|r| {
-                        let rule = format!(
-                            "{}: {}",
-                            r.kind.as_str(),
-                            String::from_utf8_lossy(r.pattern)
-                        );
-                        (rule, r.line)
-                    });
+                    .map(|r| (crate::words::rule_as_written(&r), r.line));
                 (host_key(&u), decided)
             }
             Err(_) => (HostKey::default(), None),
@@ -1183,7 +1173,7 @@ impl Pipeline {
         match d {
             Decision::NeedBlocklist | Decision::NeedRobots(_) => CheckReport::Deferred {
                 url,
-                reason: format!("{}: it could not be obtained", Words(&d)),
+                reason: crate::words::not_obtained(&d),
             },
             Decision::DenyBlocklist(b) => CheckReport::DeniedBlocklist {
                 url,
@@ -1198,17 +1188,12 @@ impl Pipeline {
                     line: denial.line(),
                 }
             }
-            Decision::Deferred { reason, .. } => CheckReport::Deferred {
-                url,
-                reason: format!("robots.txt unreachable ({})", Words(reason)),
-            },
-            Decision::BlocklistUnavailable { reason, .. } => CheckReport::Deferred {
-                url,
-                reason: format!(
-                    "the operator blocklist could not be obtained ({}); not fetching without it (R3)",
-                    Words(reason)
-                ),
-            },
+            Decision::Deferred { .. } | Decision::BlocklistUnavailable { .. } => {
+                CheckReport::Deferred {
+                    url,
+                    reason: words(&d),
+                }
+            }
             Decision::Invalid(e) => CheckReport::Invalid {
                 url,
                 reason: e.to_string(),
@@ -1223,7 +1208,8 @@ impl Pipeline {
             // Say so, with the instant.
             Decision::Wait {
                 until,
-                reason: reason @ (WaitReason::Backoff | WaitReason::RetryAfter | WaitReason::Cooldown),
+                reason:
+                    reason @ (WaitReason::Backoff | WaitReason::RetryAfter | WaitReason::Cooldown),
             } => CheckReport::Deferred {
                 url,
                 reason: crate::words::held(now, until, reason),

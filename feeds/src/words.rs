@@ -151,7 +151,8 @@ impl Present for Verdict<'_> {
 }
 
 /// The gate's answer in a line: `ready`, `denied by robots.txt (R2):
-/// Disallow: /p (line 2)`, `needs http://h/robots.txt first`...
+/// Disallow: /p (line 2)`, `needs http://h/robots.txt first`, and for a
+/// deferral the reason `check` gives.
 impl Present for Decision<'_> {
     fn present(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -173,11 +174,15 @@ impl Present for Decision<'_> {
                 None => write!(f, "denied by robots.txt (R2): {}", Words(v)),
             },
             Decision::NeedBlocklist => f.write_str("needs the operator blocklist first"),
-            Decision::BlocklistUnavailable { .. } => {
-                f.write_str("deferred: the operator blocklist is unavailable")
-            }
+            Decision::BlocklistUnavailable { reason, .. } => write!(
+                f,
+                "the operator blocklist could not be obtained ({}); not fetching without it (R3)",
+                Words(*reason)
+            ),
             Decision::NeedRobots(u) => write!(f, "needs {u} first"),
-            Decision::Deferred { .. } => f.write_str("deferred: robots.txt unreachable"),
+            Decision::Deferred { reason, .. } => {
+                write!(f, "robots.txt unreachable ({})", Words(*reason))
+            }
             Decision::Wait { until, reason } => {
                 write!(
                     f,
@@ -189,6 +194,26 @@ impl Present for Decision<'_> {
             Decision::Ready => f.write_str("ready"),
         }
     }
+}
+
+/// `check`'s reason when what the gate needed first (the blocklist, a
+/// robots.txt) could not be had in this check.
+pub fn not_obtained(d: &Decision<'_>) -> String {
+    format!("{}: it could not be obtained", Words(d))
+}
+
+/// `check`'s reason when the robots.txt it needed was held back.
+pub fn robots_deferred(d: &wr_core::fetch::RobotsDeferral) -> String {
+    format!("{}: deferred: {}", d.url, held(d.at, d.until, d.reason))
+}
+
+/// A rule as `check` names the one that allowed: `Allow: /a`.
+pub fn rule_as_written(r: &MatchedRule<'_>) -> String {
+    format!(
+        "{}: {}",
+        r.kind.as_str(),
+        String::from_utf8_lossy(r.pattern)
+    )
 }
 
 /// The rule that set a source's next fetch, as `status` and the digest
