@@ -1342,18 +1342,7 @@ impl Pipeline {
             return Ok(None);
         }
         if options.force {
-            let what = match by {
-                Hint::R8 => "R8's one fetch per hour".to_string(),
-                other => format!("the publisher's hint ({})", crate::words::hint(other)),
-            };
-            self.notice(
-                progress,
-                format!(
-                    "{}: --force fetches it now, overriding {what}: not due before {}",
-                    s.name,
-                    crate::hints::when(until)
-                ),
-            );
+            self.notice(progress, crate::words::forced(&s.name, by, until));
             return Ok(None);
         }
         // Not fetched, but what an earlier run fetched and never delivered
@@ -1428,14 +1417,14 @@ impl Pipeline {
     }
 
     /// Items from a body R9 handed out, how many the feed item cap
-    /// dropped and what the reading has to say ([`feed_notes`]), or why
+    /// dropped and what the reading has to say ([`crate::words::feed_notes`]), or why
     /// there are none.
     fn extract(x: &Extract) -> Result<(Vec<Item>, usize, Vec<String>, Hints), String> {
         match x.parser {
             Parser::Feed => {
                 extract::read_feed(&x.response.body, &x.url, x.response.content_type.as_deref())
                     .map(|f| {
-                        let notes = feed_notes(&f);
+                        let notes = crate::words::feed_notes(&f);
                         (f.items, f.capped, notes, f.hints)
                     })
                     .map_err(|e| e.to_string())
@@ -1519,14 +1508,7 @@ impl Pipeline {
                 }
                 Ok((items, capped, notes, feed_hints)) => {
                     if capped > 0 {
-                        self.notice(
-                            progress,
-                            format!(
-                                "{}: {capped} older items left out: a feed keeps at most its {} newest",
-                                x.url,
-                                extract::MAX_FEED_ITEMS
-                            ),
-                        );
+                        self.notice(progress, crate::words::capped(&x.url, capped));
                     }
                     paced = Some((
                         crate::hints::next_fetch(now, &x.response, &feed_hints),
@@ -1661,31 +1643,6 @@ pub fn robots_signals(store: &Store, url: &str) -> Result<Vec<SignalReport>, Sto
 pub fn source_signals(store: &Store, key: &str) -> Result<Vec<SignalReport>, StoreError> {
     let row = store.source(key)?;
     robots_signals(store, row.fetched_url.as_deref().unwrap_or(key))
-}
-
-/// What a feed's reading has to say beyond "ok", for the digest and
-/// `status` (issue #19: no source is "ok" with nothing said when it needed
-/// repairs or listed nothing). Cleaned: repairs quote the document.
-fn feed_notes(f: &extract::FeedExtract) -> Vec<String> {
-    let mut notes = Vec::new();
-    if !f.repairs.is_empty() {
-        notes.push(format!("read after repairs: {}", f.repairs.join("; ")));
-    }
-    if f.entries == 0 {
-        notes.push(format!(
-            "zero entries: the {} document lists none",
-            f.format
-        ));
-    } else if f.items.is_empty() && f.skipped_no_link == f.entries {
-        notes.push(format!(
-            "no item: none of its {} entries has an http(s) link",
-            f.entries
-        ));
-    }
-    notes
-        .into_iter()
-        .map(|n| crate::extract::clean_message(&n))
-        .collect()
 }
 
 /// How the digest names an R9 stage.

@@ -216,6 +216,52 @@ pub fn rule_as_written(r: &MatchedRule<'_>) -> String {
     )
 }
 
+/// The notice of a source fetched before it was due, because of `--force`.
+pub fn forced(name: &str, by: Hint, until: Timestamp) -> String {
+    let what = match by {
+        Hint::R8 => "R8's one fetch per hour".to_string(),
+        other => format!("the publisher's hint ({})", hint(other)),
+    };
+    format!(
+        "{name}: --force fetches it now, overriding {what}: not due before {}",
+        crate::hints::when(until)
+    )
+}
+
+/// The notice of a feed's older items left out (a feed keeps at most
+/// [`crate::extract::MAX_FEED_ITEMS`]).
+pub fn capped(url: &str, capped: usize) -> String {
+    format!(
+        "{url}: {capped} older items left out: a feed keeps at most its {} newest",
+        crate::extract::MAX_FEED_ITEMS
+    )
+}
+
+/// What a feed's reading has to say beyond "ok", for the digest and
+/// `status` (issue #19: no source is "ok" with nothing said when it needed
+/// repairs or listed nothing). Cleaned: repairs quote the document.
+pub fn feed_notes(f: &crate::extract::FeedExtract) -> Vec<String> {
+    let mut notes = Vec::new();
+    if !f.repairs.is_empty() {
+        notes.push(format!("read after repairs: {}", f.repairs.join("; ")));
+    }
+    if f.entries == 0 {
+        notes.push(format!(
+            "zero entries: the {} document lists none",
+            f.format
+        ));
+    } else if f.items.is_empty() && f.skipped_no_link == f.entries {
+        notes.push(format!(
+            "no item: none of its {} entries has an http(s) link",
+            f.entries
+        ));
+    }
+    notes
+        .into_iter()
+        .map(|n| crate::extract::clean_message(&n))
+        .collect()
+}
+
 /// The rule that set a source's next fetch, as `status` and the digest
 /// name it.
 pub fn hint(h: Hint) -> &'static str {
