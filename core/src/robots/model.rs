@@ -363,11 +363,11 @@ impl PolicyBuilder<'_> {
     /// nearly all are, in file order: every query weighs every rule, so no
     /// order is needed for precedence, and sorting cost a sixth of a parse.
     fn store_values(&self, readings_of: impl Fn(u8) -> u8) -> Stored {
-        // Every kept value once, and the other forms of the few that have
-        // them: room for a quarter more than the values, so that those
-        // forms rarely move the whole arena (it is trimmed at the end).
+        // Every kept value once: room for the forms of the few that have
+        // them is made when the first is met (see `add_forms`), so that
+        // most files' arena is its final size, and not trimmed at the end.
         let mut s = Stored {
-            arena: Vec::with_capacity(self.value_len + self.value_len / 4 + 16),
+            arena: Vec::with_capacity(self.value_len),
             rules: Vec::with_capacity(self.rules.len()),
             extras: Vec::new(),
             keys: Vec::with_capacity(self.rules.len()),
@@ -465,6 +465,11 @@ impl PolicyBuilder<'_> {
             // form only if a delimiter follows it (RFC 9309's form).
             let plain_query = question.is_some() && escape >= end;
             if !plain_query || percent::rfc_differs(r.spec.get(&s.arena)) {
+                // At the first form, room for a quarter more than the
+                // values, so that the forms rarely move the arena again.
+                if s.arena.len() == stored_len {
+                    s.arena.reserve(stored_len / 4 + 16);
+                }
                 s.store_forms(at, r, c.value);
             }
             from = end;
@@ -545,18 +550,34 @@ impl Stored {
 // Out of line: the builder's loop keeps its own code.
 #[inline(never)]
 fn star_needs(rules: &[StoredRule], keys: &[Key], arena: &[u8]) -> Box<[(u32, u64)]> {
-    let mut out = Vec::new();
+    // Gathered on the stack, then allocated once at their number: a
+    // vector grown by pushes and trimmed to a box took three allocations
+    // for a file with a few such rules, as most that have any are.
+    const ON_STACK: usize = 16;
+    let mut few = [(0u32, 0u64); ON_STACK];
+    let mut n = 0;
+    let mut more = Vec::new();
     for (i, (k1, r)) in keys.iter().zip(rules).enumerate() {
         // The literal start ends at a `*`, with something after it.
         let literal = k1.len();
         if literal < Key::MAX && literal + 1 < r.spec.1 as usize {
             let need = super::star_need_at(r.spec.get(arena), literal);
             if need != 0 {
-                out.push((i as u32, need));
+                match few.get_mut(n) {
+                    Some(slot) => *slot = (i as u32, need),
+                    None => more.push((i as u32, need)),
+                }
+                n += 1;
             }
         }
     }
-    out.into_boxed_slice()
+    if more.is_empty() {
+        return Box::from(&few[..n.min(ON_STACK)]);
+    }
+    let mut all = Vec::with_capacity(n);
+    all.extend_from_slice(&few);
+    all.extend_from_slice(&more);
+    all.into_boxed_slice()
 }
 
 impl<'a> SelectSink<'a> for PolicyBuilder<'a> {
