@@ -112,6 +112,10 @@ pub struct Policy {
     /// (`Variant::RESERVED_ESCAPES` read the file again): a target's
     /// decoded form is then asked of those variants only.
     rules_escape: bool,
+    /// No kept value as written holds a `%`: known from the scan that
+    /// finds the values with forms, it spares [`Policy::values_escape`]
+    /// its own.
+    values_plain: bool,
     /// The file in the other [`Variant`]s that read it otherwise, with
     /// the rules they select (see `robots::variant`); empty for nearly
     /// every file. A path is allowed only if each allows it too. One
@@ -315,6 +319,7 @@ impl PolicyBuilder<'_> {
             mut own_forms,
             rfc_differs,
             google_differs,
+            values_plain,
         } = s;
         // A form's keys are the canonical ones but for the few rules with
         // a form of their own (each has an extra).
@@ -355,6 +360,7 @@ impl PolicyBuilder<'_> {
             google_selected,
             truncated,
             rules_escape: false,
+            values_plain,
             variants: None,
         }
     }
@@ -375,6 +381,7 @@ impl PolicyBuilder<'_> {
             own_forms: Vec::new(),
             rfc_differs: false,
             google_differs: false,
+            values_plain: false,
         };
         for c in &self.rules {
             let readings = readings_of(c.sets);
@@ -428,6 +435,9 @@ impl PolicyBuilder<'_> {
             percent::find_escape(rest).map_or(stored_len, |i| from + i)
         };
         let mut escape = escape_at(&s.arena, 0);
+        // The first octet to escape or encode comes at or before the
+        // first `%`: none at all, no `%` either.
+        s.values_plain = escape == stored_len;
         loop {
             if escape < from {
                 escape = escape_at(&s.arena, from);
@@ -490,6 +500,8 @@ struct Stored {
     own_forms: Vec<u32>,
     rfc_differs: bool,
     google_differs: bool,
+    /// No value holds a `%` (see `Policy::values_plain`).
+    values_plain: bool,
 }
 
 impl Stored {
@@ -666,6 +678,9 @@ impl Policy {
     /// nearly every file that none does. An escape spread over two values
     /// only costs a needless second reading.
     fn values_escape(&self) -> bool {
+        if self.values_plain {
+            return false;
+        }
         // The last rule's value ends the values.
         let end = self
             .rules
@@ -721,7 +736,7 @@ impl Policy {
         let mut builder = PolicyBuilder::default();
         // A rule line takes some 30 octets: room for the rules of most
         // files at once, without reserving much for a large HTML body.
-        builder.rules.reserve((head.len() / 32).min(256));
+        builder.rules.reserve((head.len() / 32).min(2048));
         let mut selection = Selection::new(token.as_bytes());
         let lexed = events(head, tail, variant, |ev| selection.event(ev, &mut builder));
         let sets = selection.finish(&mut builder);
