@@ -734,9 +734,12 @@ impl Policy {
             truncated,
         } = limit(body);
         let mut builder = PolicyBuilder::default();
-        // A rule line takes some 30 octets: room for the rules of most
-        // files at once, without reserving much for a large HTML body.
-        builder.rules.reserve((head.len() / 32).min(2048));
+        // A rule line takes some 30 octets, but many files' are shorter:
+        // room for a rule per 16 octets holds nearly every file's rules at
+        // once (each growth is a copy of them all), and a large HTML body
+        // reserves 64 KiB at most, dropped at the end of the parse (room
+        // per 8 octets cost more than the copies it spared).
+        builder.rules.reserve((head.len() / 16).min(2048));
         let mut selection = Selection::new(token.as_bytes());
         let lexed = events(head, tail, variant, |ev| selection.event(ev, &mut builder));
         let sets = selection.finish(&mut builder);
