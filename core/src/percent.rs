@@ -571,6 +571,16 @@ impl<'a> Normalized<'a> {
                 Some(b) => {
                     out[o] = b;
                     o += 1;
+                    // An escape's two hex digits written with its `%`, not
+                    // one turn of the loop each: a target that needs a form
+                    // is mostly escapes.
+                    if self.npending == 2 {
+                        if let Some(d) = out.get_mut(o..o + 2) {
+                            d.copy_from_slice(&self.pending);
+                            self.npending = 0;
+                            o += 2;
+                        }
+                    }
                 }
                 None => {
                     out[o..].fill(0);

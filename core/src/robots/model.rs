@@ -112,6 +112,10 @@ pub struct Policy {
     /// (`Variant::RESERVED_ESCAPES` read the file again): a target's
     /// decoded form is then asked of those variants only.
     rules_escape: bool,
+    /// No kept value as written holds a `%`: known from the scan that
+    /// finds the values with forms, it spares [`Policy::values_escape`]
+    /// its own.
+    values_plain: bool,
     /// The file in the other [`Variant`]s that read it otherwise, with
     /// the rules they select (see `robots::variant`); empty for nearly
     /// every file. A path is allowed only if each allows it too. One
@@ -315,6 +319,7 @@ impl PolicyBuilder<'_> {
             mut own_forms,
             rfc_differs,
             google_differs,
+            values_plain,
         } = s;
         // A form's keys are the canonical ones but for the few rules with
         // a form of their own (each has an extra).
@@ -355,6 +360,7 @@ impl PolicyBuilder<'_> {
             google_selected,
             truncated,
             rules_escape: false,
+            values_plain,
             variants: None,
         }
     }
@@ -363,11 +369,11 @@ impl PolicyBuilder<'_> {
     /// nearly all are, in file order: every query weighs every rule, so no
     /// order is needed for precedence, and sorting cost a sixth of a parse.
     fn store_values(&self, readings_of: impl Fn(u8) -> u8) -> Stored {
-        // Every kept value once, and the other forms of the few that have
-        // them: room for a quarter more than the values, so that those
-        // forms rarely move the whole arena (it is trimmed at the end).
+        // Every kept value once: room for the forms of the few that have
+        // them is made when the first is met (see `add_forms`), so that
+        // most files' arena is its final size, and not trimmed at the end.
         let mut s = Stored {
-            arena: Vec::with_capacity(self.value_len + self.value_len / 4 + 16),
+            arena: Vec::with_capacity(self.value_len),
             rules: Vec::with_capacity(self.rules.len()),
             extras: Vec::new(),
             keys: Vec::with_capacity(self.rules.len()),
@@ -375,6 +381,7 @@ impl PolicyBuilder<'_> {
             own_forms: Vec::new(),
             rfc_differs: false,
             google_differs: false,
+            values_plain: false,
         };
         for c in &self.rules {
             let readings = readings_of(c.sets);
@@ -428,6 +435,9 @@ impl PolicyBuilder<'_> {
             percent::find_escape(rest).map_or(stored_len, |i| from + i)
         };
         let mut escape = escape_at(&s.arena, 0);
+        // The first octet to escape or encode comes at or before the
+        // first `%`: none at all, no `%` either.
+        s.values_plain = escape == stored_len;
         loop {
             if escape < from {
                 escape = escape_at(&s.arena, from);
@@ -465,6 +475,11 @@ impl PolicyBuilder<'_> {
             // form only if a delimiter follows it (RFC 9309's form).
             let plain_query = question.is_some() && escape >= end;
             if !plain_query || percent::rfc_differs(r.spec.get(&s.arena)) {
+                // At the first form, room for a quarter more than the
+                // values, so that the forms rarely move the arena again.
+                if s.arena.len() == stored_len {
+                    s.arena.reserve(stored_len / 4 + 16);
+                }
                 s.store_forms(at, r, c.value);
             }
             from = end;
@@ -485,6 +500,8 @@ struct Stored {
     own_forms: Vec<u32>,
     rfc_differs: bool,
     google_differs: bool,
+    /// No value holds a `%` (see `Policy::values_plain`).
+    values_plain: bool,
 }
 
 impl Stored {
@@ -545,18 +562,34 @@ impl Stored {
 // Out of line: the builder's loop keeps its own code.
 #[inline(never)]
 fn star_needs(rules: &[StoredRule], keys: &[Key], arena: &[u8]) -> Box<[(u32, u64)]> {
-    let mut out = Vec::new();
+    // Gathered on the stack, then allocated once at their number: a
+    // vector grown by pushes and trimmed to a box took three allocations
+    // for a file with a few such rules, as most that have any are.
+    const ON_STACK: usize = 16;
+    let mut few = [(0u32, 0u64); ON_STACK];
+    let mut n = 0;
+    let mut more = Vec::new();
     for (i, (k1, r)) in keys.iter().zip(rules).enumerate() {
         // The literal start ends at a `*`, with something after it.
         let literal = k1.len();
         if literal < Key::MAX && literal + 1 < r.spec.1 as usize {
             let need = super::star_need_at(r.spec.get(arena), literal);
             if need != 0 {
-                out.push((i as u32, need));
+                match few.get_mut(n) {
+                    Some(slot) => *slot = (i as u32, need),
+                    None => more.push((i as u32, need)),
+                }
+                n += 1;
             }
         }
     }
-    out.into_boxed_slice()
+    if more.is_empty() {
+        return Box::from(&few[..n.min(ON_STACK)]);
+    }
+    let mut all = Vec::with_capacity(n);
+    all.extend_from_slice(&few);
+    all.extend_from_slice(&more);
+    all.into_boxed_slice()
 }
 
 impl<'a> SelectSink<'a> for PolicyBuilder<'a> {
@@ -645,6 +678,9 @@ impl Policy {
     /// nearly every file that none does. An escape spread over two values
     /// only costs a needless second reading.
     fn values_escape(&self) -> bool {
+        if self.values_plain {
+            return false;
+        }
         // The last rule's value ends the values.
         let end = self
             .rules
@@ -698,9 +734,12 @@ impl Policy {
             truncated,
         } = limit(body);
         let mut builder = PolicyBuilder::default();
-        // A rule line takes some 30 octets: room for the rules of most
-        // files at once, without reserving much for a large HTML body.
-        builder.rules.reserve((head.len() / 32).min(256));
+        // A rule line takes some 30 octets, but many files' are shorter:
+        // room for a rule per 16 octets holds nearly every file's rules at
+        // once (each growth is a copy of them all), and a large HTML body
+        // reserves 64 KiB at most, dropped at the end of the parse (room
+        // per 8 octets cost more than the copies it spared).
+        builder.rules.reserve((head.len() / 16).min(2048));
         let mut selection = Selection::new(token.as_bytes());
         let lexed = events(head, tail, variant, |ev| selection.event(ev, &mut builder));
         let sets = selection.finish(&mut builder);
