@@ -72,7 +72,7 @@ use wr_core::fetch::{
 };
 use wr_core::gate::{host_key, Decision, Gate, GateConfig, HostKey, WaitReason};
 use wr_core::hints::{Hint, Hints};
-use wr_core::outcome::{Deferral, RobotsDenial};
+use wr_core::outcome::{Deferral, Refusal, RobotsDenial};
 use wr_core::robots::Policy;
 use wr_core::time::Timestamp;
 use wr_core::url::Url as CoreUrl;
@@ -1173,7 +1173,7 @@ impl Pipeline {
         match d {
             Decision::NeedBlocklist | Decision::NeedRobots(_) => CheckReport::Deferred {
                 url,
-                reason: crate::words::not_obtained(&d),
+                reason: crate::words::not_obtained(&Refusal::from(d)),
             },
             Decision::DenyBlocklist(b) => CheckReport::DeniedBlocklist {
                 url,
@@ -1188,19 +1188,21 @@ impl Pipeline {
                     line: denial.line(),
                 }
             }
-            Decision::Deferred { .. } | Decision::BlocklistUnavailable { .. } => {
-                CheckReport::Deferred {
-                    url,
-                    reason: words(&d),
-                }
-            }
+            Decision::Deferred { reason, .. } => CheckReport::Deferred {
+                url,
+                reason: crate::words::robots_unreachable(reason),
+            },
+            Decision::BlocklistUnavailable { reason, .. } => CheckReport::Deferred {
+                url,
+                reason: crate::words::blocklist_not_obtained(reason),
+            },
             Decision::Invalid(e) => CheckReport::Invalid {
                 url,
                 reason: e.to_string(),
             },
             Decision::NotOperatorResource => CheckReport::Invalid {
                 url,
-                reason: words(&d),
+                reason: words(&Refusal::NotOperatorResource),
             },
             // A hold (R5 Retry-After, or the cool-down after repeated
             // failures) is not a pause before an allowed request: the host

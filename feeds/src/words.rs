@@ -20,7 +20,7 @@
 use std::fmt;
 use wr_core::constants::BLOCKLIST_REQUESTS_PER_RUN;
 use wr_core::fetch::{FailureKind, MAX_REDIRECTS};
-use wr_core::gate::{Decision, WaitReason};
+use wr_core::gate::WaitReason;
 use wr_core::hints::Hint;
 use wr_core::outcome::{
     BlocklistCause, Cause, Deferral, InvalidUrl, LeftOut, Notice, Refusal, RobotsDenial,
@@ -82,14 +82,7 @@ pub fn reading(r: Reading) -> &'static str {
 /// UTF-8 shown as U+FFFD, and its line.
 impl Present for MatchedRule<'_> {
     fn present(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: ", self.kind.as_str())?;
-        for chunk in self.pattern.utf8_chunks() {
-            f.write_str(chunk.valid())?;
-            if !chunk.invalid().is_empty() {
-                f.write_str("\u{FFFD}")?;
-            }
-        }
-        write!(f, " (line {})", self.line)
+        write!(f, "{} (line {})", rule_as_written(self), self.line)
     }
 }
 
@@ -150,56 +143,26 @@ impl Present for Verdict<'_> {
     }
 }
 
-/// The gate's answer in a line: `ready`, `denied by robots.txt (R2):
-/// Disallow: /p (line 2)`, `needs http://h/robots.txt first`, and for a
-/// deferral the reason `check` gives.
-impl Present for Decision<'_> {
-    fn present(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Decision::Invalid(e) => write!(f, "invalid URL: {e}"),
-            Decision::NotOperatorResource => {
-                f.write_str("not one of the operator's section 5 resources")
-            }
-            Decision::DenyBlocklist(d) => {
-                write!(f, "denied by the operator blocklist (R3): {}", d.domain)
-            }
-            Decision::DenyRobots(v) => match v.rule {
-                Some(r) if v.reading != Reading::Spec => write!(
-                    f,
-                    "denied by robots.txt (R2): {} in {}",
-                    Words(&r),
-                    reading(v.reading)
-                ),
-                Some(r) => write!(f, "denied by robots.txt (R2): {}", Words(&r)),
-                None => write!(f, "denied by robots.txt (R2): {}", Words(v)),
-            },
-            Decision::NeedBlocklist => f.write_str("needs the operator blocklist first"),
-            Decision::BlocklistUnavailable { reason, .. } => write!(
-                f,
-                "the operator blocklist could not be obtained ({}); not fetching without it (R3)",
-                Words(*reason)
-            ),
-            Decision::NeedRobots(u) => write!(f, "needs {u} first"),
-            Decision::Deferred { reason, .. } => {
-                write!(f, "robots.txt unreachable ({})", Words(*reason))
-            }
-            Decision::Wait { until, reason } => {
-                write!(
-                    f,
-                    "wait until {} ({})",
-                    instant(*until),
-                    wait_reason(*reason)
-                )
-            }
-            Decision::Ready => f.write_str("ready"),
-        }
-    }
+/// `check`'s reason when what the gate needed first (the blocklist, a
+/// robots.txt: [`Refusal::NeedBlocklist`], [`Refusal::NeedRobots`]) could
+/// not be had in this check.
+pub fn not_obtained(r: &Refusal) -> String {
+    format!("{}: it could not be obtained", Words(r))
 }
 
-/// `check`'s reason when what the gate needed first (the blocklist, a
-/// robots.txt) could not be had in this check.
-pub fn not_obtained(d: &Decision<'_>) -> String {
-    format!("{}: it could not be obtained", Words(d))
+/// robots.txt unreachable with nothing cached (9.1.1): `check`'s reason,
+/// and a deferral's words after `deferred: `.
+pub fn robots_unreachable(why: &Unreachable) -> String {
+    format!("robots.txt unreachable ({})", Words(why))
+}
+
+/// `check`'s reason when no blocklist could be had (R3: nothing is
+/// fetched without one).
+pub fn blocklist_not_obtained(cause: &BlocklistCause) -> String {
+    format!(
+        "the operator blocklist could not be obtained ({}); not fetching without it (R3)",
+        Words(cause)
+    )
 }
 
 /// `check`'s reason when the robots.txt it needed was held back.
@@ -207,7 +170,9 @@ pub fn robots_deferred(d: &wr_core::fetch::RobotsDeferral) -> String {
     format!("{}: deferred: {}", d.url, held(d.at, d.until, d.reason))
 }
 
-/// A rule as `check` names the one that allowed: `Allow: /a`.
+/// A rule as written, `Allow: /a`, an octet beyond UTF-8 shown as U+FFFD:
+/// how `check` names the rule that allowed, and a verdict's rule before
+/// its line.
 pub fn rule_as_written(r: &MatchedRule<'_>) -> String {
     format!(
         "{}: {}",
@@ -393,9 +358,7 @@ impl Present for Refusal {
                 Words(&**cause)
             ),
             Refusal::NeedRobots { url } => write!(f, "needs {url} first"),
-            Refusal::Deferred { why } => {
-                write!(f, "deferred: robots.txt unreachable ({})", Words(&**why))
-            }
+            Refusal::Deferred { why } => write!(f, "deferred: {}", robots_unreachable(why)),
             Refusal::Wait { until, reason } => write!(f, "wait until {} ms ({reason:?})", until.0),
             Refusal::Ready => f.write_str("ready"),
         }

@@ -850,7 +850,7 @@ fn decision(d: &Decision<'_>) -> String {
             format!("Wait {} ms ({reason:?})", until.0.saturating_sub(T0.0))
         }
         Decision::Ready => "Ready".to_string(),
-        other => wr_feeds::words::words(other),
+        other => wr_feeds::words::words(&wr_core::outcome::Refusal::from(other.clone())),
     }
 }
 
