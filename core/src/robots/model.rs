@@ -112,10 +112,6 @@ pub struct Policy {
     /// (`Variant::RESERVED_ESCAPES` read the file again): a target's
     /// decoded form is then asked of those variants only.
     rules_escape: bool,
-    /// No kept value as written holds a `%`: known from the scan that
-    /// finds the values with forms, it spares [`Policy::values_escape`]
-    /// its own.
-    values_plain: bool,
     /// The file in the other [`Variant`]s that read it otherwise, with
     /// the rules they select (see `robots::variant`); empty for nearly
     /// every file. A path is allowed only if each allows it too. One
@@ -300,7 +296,7 @@ impl PolicyBuilder<'_> {
         (spec_set, google_set): (u8, u8),
         named: (bool, bool),
         truncated: bool,
-    ) -> Policy {
+    ) -> (Policy, bool) {
         let selected = self.selected(named.0, SPEC_GLOBAL);
         let google_selected = self.selected(named.1, GOOGLE_GLOBAL);
         let crawl_delay = self.delays[set_index(spec_set)].max(self.delays[set_index(google_set)]);
@@ -345,7 +341,7 @@ impl PolicyBuilder<'_> {
         let star_needs = star_needs(&rules, &keys, &arena);
         arena.shrink_to_fit();
         own_forms.shrink_to_fit();
-        Policy {
+        let policy = Policy {
             arena,
             rules,
             extras: extras.into_boxed_slice(),
@@ -360,9 +356,9 @@ impl PolicyBuilder<'_> {
             google_selected,
             truncated,
             rules_escape: false,
-            values_plain,
             variants: None,
-        }
+        };
+        (policy, values_plain)
     }
 
     /// Every kept value stored as it is, its own form in every reading, as
@@ -500,7 +496,9 @@ struct Stored {
     own_forms: Vec<u32>,
     rfc_differs: bool,
     google_differs: bool,
-    /// No value holds a `%` (see `Policy::values_plain`).
+    /// No value holds an octet to escape, so no `%` either: known from
+    /// the scan that finds the values with forms, it spares
+    /// [`Policy::values_escape`] its own search.
     values_plain: bool,
 }
 
@@ -623,10 +621,7 @@ impl Policy {
     /// in every reading. Never fails; bodies over 500 KiB are cut (section
     /// 9.1.1).
     pub fn parse(body: &[u8], token: &str) -> Policy {
-        let (mut policy, mut diverges) = Policy::parse_in(body, token, Variant::BASE);
-        if policy.values_escape() {
-            diverges |= Variant::RESERVED_ESCAPES;
-        }
+        let (mut policy, diverges) = Policy::parse_in(body, token, Variant::BASE);
         if diverges != 0 {
             policy.add_variants(body, token, diverges);
         }
@@ -650,9 +645,6 @@ impl Policy {
             let variant = Variant::of(bits);
             let (p, found) = Policy::parse_in(body, token, variant);
             diverges |= found;
-            if !variant.reserved_escapes() && p.values_escape() {
-                diverges |= Variant::RESERVED_ESCAPES;
-            }
             // Kept unless another reading with the same rules reads the
             // target the same way (see `check_variants`).
             let same = |v: Variant, q: &Policy| {
@@ -678,9 +670,6 @@ impl Policy {
     /// nearly every file that none does. An escape spread over two values
     /// only costs a needless second reading.
     fn values_escape(&self) -> bool {
-        if self.values_plain {
-            return false;
-        }
         // The last rule's value ends the values.
         let end = self
             .rules
@@ -716,7 +705,8 @@ impl Policy {
     }
 
     /// [`Policy::parse`] in one [`Variant`], and the options under which
-    /// some line of the file may be read otherwise.
+    /// some line of the file, or a kept value's escape, may be read
+    /// otherwise.
     fn parse_in(body: &[u8], token: &str, variant: Variant) -> (Policy, u8) {
         if variant.reserved_escapes() {
             let mut decoded = Vec::with_capacity(body.len());
@@ -743,12 +733,19 @@ impl Policy {
         let mut selection = Selection::new(token.as_bytes());
         let lexed = events(head, tail, variant, |ev| selection.event(ev, &mut builder));
         let sets = selection.finish(&mut builder);
-        let policy = builder.finish(
+        let (policy, values_plain) = builder.finish(
             sets,
             (selection.spec_named(), selection.google_named()),
             truncated,
         );
-        (policy, lexed | selection.diverges)
+        let mut diverges = lexed | selection.diverges;
+        // A kept value that escapes a printable octet reads otherwise with
+        // the file's escapes decoded; a reading that decoded them has none
+        // left.
+        if !variant.reserved_escapes() && !values_plain && policy.values_escape() {
+            diverges |= Variant::RESERVED_ESCAPES;
+        }
+        (policy, diverges)
     }
 
     /// The [`Variant`]s of the file that select other rules than its base
@@ -1320,7 +1317,7 @@ mod tests {
                     },
                 );
             }
-            let p = builder.finish((SPEC_GLOBAL, GOOGLE_GLOBAL), (false, false), false);
+            let (p, _) = builder.finish((SPEC_GLOBAL, GOOGLE_GLOBAL), (false, false), false);
             assert_eq!(p.rule_count(), values.len());
             for (i, raw) in values.iter().enumerate() {
                 let v = (&p).view(i);
