@@ -74,6 +74,19 @@ fn extra_of(extras: &[Extra], i: usize) -> Option<&Extra> {
     extras.get(k)
 }
 
+/// The fields of a rule's view that its [`Extra`] gives (see
+/// `Policy::extra_fields`).
+#[derive(Clone, Copy)]
+struct ExtraFields<'a> {
+    text: &'a [u8],
+    rfc: &'a [u8],
+    google: &'a [u8],
+    rfc_same: bool,
+    google_same: bool,
+    /// The whole value's length, for a cut Disallow.
+    floor: Option<usize>,
+}
+
 /// The rules that apply to one product token, ready to answer queries.
 ///
 /// Every [`Reading`](super::Reading) is answered from these rules: each
@@ -680,22 +693,28 @@ impl Policy {
         percent::has_reserved_escape(&self.arena[..end.unwrap_or(0).min(self.arena.len())])
     }
 
-    /// Completes the view of rule `i`, which has an extra. Out of line:
-    /// few rules have one.
+    /// What rule `i`'s extra adds to its view: its text, its RFC 9309 and
+    /// Google forms, and its cut (`floor`: the whole value's length). Out
+    /// of line: few rules have one. It returns the fields as values, and
+    /// `view` builds the view from them on both paths, rather than
+    /// completing a view through a reference: a view whose address is
+    /// taken lives in memory in every caller, where the evaluator read it
+    /// back in 16-octet loads from narrower stores, which the processor
+    /// cannot forward (a stall at every rule weighed; see
+    /// docs/performance.md, "Issue #18, fourth pass").
     #[inline(never)]
-    fn view_extra<'a>(&'a self, i: usize, view: &mut RuleView<'a>) {
-        let Some(e) = extra_of(&self.extras, i) else {
-            return;
-        };
+    fn extra_fields(&self, i: usize) -> Option<ExtraFields<'_>> {
+        let e = extra_of(&self.extras, i)?;
         let arena = &self.arena[..];
         let spec = self.rules.get(i).map_or(Span::default(), |r| r.spec);
-        view.text = e.text.get(arena);
-        view.rfc = e.rfc.get(arena);
-        view.rfc_same = e.rfc == spec;
-        view.google = e.google.get(arena);
-        view.google_same = e.google == spec;
-        view.cut = e.cut_from.is_some();
-        view.floor = e.cut_from.unwrap_or(0) as usize;
+        Some(ExtraFields {
+            text: e.text.get(arena),
+            rfc: e.rfc.get(arena),
+            google: e.google.get(arena),
+            rfc_same: e.rfc == spec,
+            google_same: e.google == spec,
+            floor: e.cut_from.map(|n| n as usize),
+        })
     }
 
     /// The span of rule `i`'s value as written.
@@ -987,23 +1006,28 @@ impl<'a> RuleSet<'a> for &'a Policy {
         let r = &self.rules[i];
         let arena = &self.arena[..];
         let spec = r.spec.get(arena);
-        let mut view = RuleView {
+        let x = if r.extra { self.extra_fields(i) } else { None };
+        let x = x.unwrap_or(ExtraFields {
+            text: spec,
+            rfc: spec,
+            google: spec,
+            rfc_same: true,
+            google_same: true,
+            floor: None,
+        });
+        RuleView {
             kind: r.kind,
             line: r.line,
-            text: spec,
+            text: x.text,
             spec,
-            rfc: spec,
-            rfc_same: true,
-            google: spec,
-            google_same: true,
+            rfc: x.rfc,
+            rfc_same: x.rfc_same,
+            google: x.google,
+            google_same: x.google_same,
             readings: r.readings,
-            cut: false,
-            floor: 0,
-        };
-        if r.extra {
-            self.view_extra(i, &mut view);
+            cut: x.floor.is_some(),
+            floor: x.floor.unwrap_or(0),
         }
-        view
     }
 }
 

@@ -220,6 +220,7 @@ impl<'h> Walk<'h> {
 
     /// [`Walk::next_rule`] when the canonical keys are scanned and the
     /// rules with forms of their own are listed apart.
+    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
     fn next_listed<'a, R: RuleSet<'a>>(&mut self, rules: R) -> Option<(usize, [bool; 3])> {
         while self.next < rules.len() {
             let c = match self.admitted {
@@ -278,6 +279,30 @@ impl<'h> Walk<'h> {
 /// Evaluates every reading over `rules`. `rfc` and `google` are `None`
 /// when the target's form is its canonical one.
 fn evaluate<'a, R: RuleSet<'a>>(
+    rules: R,
+    canon: Subj<'_>,
+    rfc: Option<Subj<'_>>,
+    google: Option<Subj<'_>>,
+) -> Verdict<'a> {
+    evaluate_forms(rules, canon, rfc, google)
+}
+
+/// [`evaluate`] of a target that is its own form in every reading (nearly
+/// every target). Its octets come in two registers, where the three forms
+/// of [`evaluate`] come through memory: written by the caller a field at a
+/// time, they were read back in 16-octet loads, which the processor cannot
+/// forward from narrower stores (a stall at every check; see
+/// docs/performance.md, "Issue #18, fourth pass"). In wasm32 it is one
+/// call, for the module's size budget.
+fn evaluate_own<'a, R: RuleSet<'a>>(rules: R, t: &[u8]) -> Verdict<'a> {
+    #[cfg(not(target_arch = "wasm32"))]
+    return evaluate_forms(rules, Subj::Slice(t), None, None);
+    #[cfg(target_arch = "wasm32")]
+    return evaluate(rules, Subj::Slice(t), None, None);
+}
+
+#[cfg_attr(not(target_arch = "wasm32"), inline(always))]
+fn evaluate_forms<'a, R: RuleSet<'a>>(
     rules: R,
     canon: Subj<'_>,
     rfc: Option<Subj<'_>>,
@@ -407,10 +432,13 @@ pub(crate) fn decide_scanned<'a, R: RuleSet<'a>, const SCRATCH: usize>(
     let Scan { plain, query } = scan;
     debug_assert!(!plain || !percent::has_special(t) || query);
     if rooted && plain && !query {
-        return evaluate(rules, Subj::Slice(t), None, None);
+        return evaluate_own(rules, t);
     }
     let canonical = rooted && plain;
     let rfc_differs = query && rfc_differs(t);
+    if canonical && !rfc_differs {
+        return evaluate_own(rules, t);
+    }
     let heap = R::HEAP_COPY;
     // Every form of `t` holds at most three octets per octet of `t` (an
     // encoded one), and a leading `/`.
