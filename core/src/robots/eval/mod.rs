@@ -220,7 +220,10 @@ impl<'h> Walk<'h> {
 
     /// [`Walk::next_rule`] when the canonical keys are scanned and the
     /// rules with forms of their own are listed apart.
-    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
+    #[cfg_attr(
+        any(target_arch = "x86_64", target_arch = "x86", target_arch = "aarch64"),
+        inline(always)
+    )]
     fn next_listed<'a, R: RuleSet<'a>>(&mut self, rules: R) -> Option<(usize, [bool; 3])> {
         while self.next < rules.len() {
             let c = match self.admitted {
@@ -292,16 +295,21 @@ fn evaluate<'a, R: RuleSet<'a>>(
 /// of [`evaluate`] come through memory: written by the caller a field at a
 /// time, they were read back in 16-octet loads, which the processor cannot
 /// forward from narrower stores (a stall at every check; see
-/// docs/performance.md, "Issue #18, fourth pass"). In wasm32 it is one
-/// call, for the module's size budget.
+/// docs/performance.md, "Issue #18, fourth pass"). The evaluator is then
+/// compiled twice; where size comes first (wasm32, thumbv7em: the targets
+/// without [`crate::BLOCKS_VECTORISE`]) it is one call instead.
 fn evaluate_own<'a, R: RuleSet<'a>>(rules: R, t: &[u8]) -> Verdict<'a> {
-    #[cfg(not(target_arch = "wasm32"))]
-    return evaluate_forms(rules, Subj::Slice(t), None, None);
-    #[cfg(target_arch = "wasm32")]
-    return evaluate(rules, Subj::Slice(t), None, None);
+    if crate::BLOCKS_VECTORISE {
+        evaluate_forms(rules, Subj::Slice(t), None, None)
+    } else {
+        evaluate(rules, Subj::Slice(t), None, None)
+    }
 }
 
-#[cfg_attr(not(target_arch = "wasm32"), inline(always))]
+#[cfg_attr(
+    any(target_arch = "x86_64", target_arch = "x86", target_arch = "aarch64"),
+    inline(always)
+)]
 fn evaluate_forms<'a, R: RuleSet<'a>>(
     rules: R,
     canon: Subj<'_>,

@@ -24,7 +24,13 @@ impl Scan {
     /// so that it vectorises (the last block overlaps the one before it; a
     /// target of 8 to 15 octets is its first eight and its last eight, a
     /// shorter one is padded).
-    #[inline]
+    // Inlined where it vectorises: called, its two flags cost a tenth of
+    // the p50 check in time (docs/performance.md, "Issue #18, fourth
+    // pass").
+    #[cfg_attr(
+        any(target_arch = "x86_64", target_arch = "x86", target_arch = "aarch64"),
+        inline(always)
+    )]
     pub(crate) fn of(t: &[u8]) -> Scan {
         // Every block is 16 octets; were one not, zeros would count it
         // not plain, which costs the slower path and nothing else.
