@@ -1,0 +1,91 @@
+//! The check of two trees of wr-core timed in one process: `base` (another
+//! commit, checked out by `run.sh`) and `head` (this working tree), asked
+//! the same paths of the same policy in alternating rounds.
+//!
+//! Why: this machine's speed changes by up to 2x from one minute to the
+//! next (a shared host), so two criterion runs minutes apart cannot tell
+//! 5 % apart, nor can two processes run in turn. Here each round times
+//! `base` and `head` back to back (which goes first alternates), so both
+//! see the same machine; the ratio of each pair is kept, and the median of
+//! those ratios is the figure. Rounds where either side ran well over its
+//! best (the host busy) are reported apart.
+//!
+//! `cargo run` is not how it is built: `run.sh BASE_REV [LABEL] [ROUNDS]`
+//! writes a project that depends on both trees and runs it.
+
+use std::hint::black_box;
+use std::time::Instant;
+
+use wr_benches::{by_rule_percentile, corpus_or_builtin, paths_for, TOKEN};
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let label = args.next().unwrap_or_else(|| "p50".to_string());
+    let rounds: usize = args.next().and_then(|s| s.parse().ok()).unwrap_or(600);
+    // Each timed run checks every path this many times (about 0.2 ms).
+    let inner: usize = args.next().and_then(|s| s.parse().ok()).unwrap_or(100);
+    let (bodies, _) = corpus_or_builtin();
+    let Some((_, body)) = by_rule_percentile(&bodies)
+        .into_iter()
+        .find(|(l, _)| *l == label)
+    else {
+        eprintln!("ab: no file labelled {label} (p50, p90, p99, max)");
+        std::process::exit(2);
+    };
+    let paths = paths_for(&body);
+    let base = wr_base::robots::Policy::parse(&body.bytes, TOKEN);
+    let head = wr_head::robots::Policy::parse(&body.bytes, TOKEN);
+    let differ = paths
+        .iter()
+        .filter(|p| base.check(p).allowed != head.check(p).allowed)
+        .count();
+    let checks = (paths.len() * inner) as f64;
+    let (mut b, mut h) = (Vec::with_capacity(rounds), Vec::with_capacity(rounds));
+    for round in 0..rounds {
+        for turn in 0..2 {
+            let t = Instant::now();
+            if (round + turn) % 2 == 0 {
+                for _ in 0..inner {
+                    for p in &paths {
+                        black_box(base.check(black_box(p)));
+                    }
+                }
+                b.push(t.elapsed().as_nanos() as f64 / checks);
+            } else {
+                for _ in 0..inner {
+                    for p in &paths {
+                        black_box(head.check(black_box(p)));
+                    }
+                }
+                h.push(t.elapsed().as_nanos() as f64 / checks);
+            }
+        }
+    }
+    let least = |v: &[f64]| v.iter().copied().fold(f64::INFINITY, f64::min);
+    let (b_min, h_min) = (least(&b), least(&h));
+    let median = |mut v: Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
+    };
+    let pairs = || b.iter().zip(&h).map(|(&x, &y)| (x, y));
+    let quiet: Vec<(f64, f64)> = pairs()
+        .filter(|&(x, y)| x < b_min * 1.15 && y < h_min * 1.15)
+        .collect();
+    println!(
+        "{} ({} paths, {} verdicts differ), {rounds} rounds of {inner} x each path",
+        body.name,
+        paths.len(),
+        differ
+    );
+    println!(
+        "  quiet pairs ({} of {rounds}): base {:.1} ns, head {:.1} ns a check (medians); head/base {:.3}",
+        quiet.len(),
+        median(quiet.iter().map(|p| p.0).collect()),
+        median(quiet.iter().map(|p| p.1).collect()),
+        median(quiet.iter().map(|p| p.1 / p.0).collect())
+    );
+    println!(
+        "  all pairs: head/base {:.3}; fastest base {b_min:.1} ns, head {h_min:.1} ns",
+        median(pairs().map(|(x, y)| y / x).collect())
+    );
+}
