@@ -788,9 +788,9 @@ impl Policy {
     pub fn check_bytes(&self, path_and_query: &[u8]) -> Verdict<'_> {
         let scan = Scan::of(path_and_query);
         let v = decide_scanned::<_, POLICY_SCRATCH>(self, path_and_query, scan);
-        // Another reading of the target needs an escape: a plain one has
-        // none.
-        let escaped = || !scan.plain && memchr::memchr(b'%', path_and_query).is_some();
+        // Another reading of the target needs an escape of a reserved
+        // octet (see `check_variants`): a plain target has none.
+        let escaped = || !scan.plain && percent::has_reserved_escape(path_and_query);
         if !v.allowed || (self.variants.is_none() && !escaped()) {
             return v;
         }

@@ -444,7 +444,11 @@ pub(crate) fn decide_scanned<'a, R: RuleSet<'a>, const SCRATCH: usize>(
     }
     let canonical = rooted && plain;
     let rfc_differs = query && rfc_differs(t);
-    if canonical && !rfc_differs {
+    // A rooted target whose canonical form is itself (escapes in upper-case
+    // hex, as WHATWG serialisers write them; `~`) is its own form in every
+    // reading too: Google's is the target as sent, and RFC 9309's differs
+    // only by a query's raw delimiters.
+    if rooted && !rfc_differs && (plain || percent::is_own_canonical(t)) {
         return evaluate_own(rules, t);
     }
     let heap = R::HEAP_COPY;

@@ -322,3 +322,57 @@ fn keys_never_reject_a_match() {
         }
     }
 }
+
+/// A target whose canonical form is itself goes to `evaluate_own`, as a
+/// plain one does: the verdict must be the one its forms give when each
+/// is passed as it was before (the canonical form, and Google's, the
+/// target as sent).
+#[test]
+fn own_canonical_targets_are_judged_as_their_forms_would_be() {
+    extern crate std;
+    use std::{format, string::String, vec::Vec};
+    let mut x: u32 = 11;
+    let mut next = |n: u32| {
+        x = x.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+        (x >> 16) % n
+    };
+    // Escapes in both cases, of reserved, unreserved and non-ASCII octets;
+    // raw octets some form encodes; wildcards.
+    const PIECES: &[&str] = &[
+        "/", "a", "%E6", "%e6", "%41", "%2F", "%7B", "{", "~", " ", "é", "*", "?", "=",
+    ];
+    let mut judged = 0;
+    let mut denied = 0;
+    for _ in 0..2_000 {
+        let mut body = String::from("User-agent: *\n");
+        for _ in 0..1 + next(6) {
+            let kind = if next(2) == 0 { "Allow" } else { "Disallow" };
+            let value: String = (0..1 + next(5))
+                .map(|_| PIECES[next(PIECES.len() as u32) as usize])
+                .collect();
+            let anchor = if next(4) == 0 { "$" } else { "" };
+            body.push_str(&format!("{kind}: /{value}{anchor}\n"));
+        }
+        let policy = Policy::parse(body.as_bytes(), "bot");
+        for _ in 0..20 {
+            let t: Vec<u8> = core::iter::once("/")
+                .chain((0..next(6)).map(|_| PIECES[next(PIECES.len() as u32 - 1) as usize]))
+                .flat_map(|p| p.bytes())
+                .collect();
+            if !percent::is_own_canonical(&t) || rfc_differs(&t) {
+                continue;
+            }
+            judged += 1;
+            let now = decide::<_, 256>(&policy, &t);
+            let forms = evaluate(&policy, Subj::Slice(&t), None, Some(Subj::Slice(&t)));
+            denied += usize::from(!now.allowed);
+            assert_eq!(now.allowed, forms.allowed, "{body}{t:?}");
+            assert_eq!(now.rule, forms.rule, "{body}{t:?}");
+            assert_eq!(now.reading, forms.reading, "{body}{t:?}");
+        }
+    }
+    assert!(
+        judged > 5_000 && denied > 500,
+        "{judged} judged, {denied} denied"
+    );
+}
