@@ -11,12 +11,13 @@
 //! best (the host busy) are reported apart.
 //!
 //! `cargo run` is not how it is built: `run.sh BASE_REV [LABEL] [ROUNDS]`
+//! (LABEL: p50, p90, p99, max, or `mean`, every corpus policy)
 //! writes a project that depends on both trees and runs it.
 
 use std::hint::black_box;
 use std::time::Instant;
 
-use wr_benches::{by_rule_percentile, corpus_or_builtin, paths_for, TOKEN};
+use wr_benches::{by_rule_percentile, corpus_or_builtin, five_paths, paths_for, Body, TOKEN};
 
 fn main() {
     let mut args = std::env::args().skip(1);
@@ -25,36 +26,58 @@ fn main() {
     // Each timed run checks every path this many times (about 0.2 ms).
     let inner: usize = args.next().and_then(|s| s.parse().ok()).unwrap_or(100);
     let (bodies, _) = corpus_or_builtin();
-    let Some((_, body)) = by_rule_percentile(&bodies)
-        .into_iter()
-        .find(|(l, _)| *l == label)
-    else {
-        eprintln!("ab: no file labelled {label} (p50, p90, p99, max)");
-        std::process::exit(2);
+    // `mean`: every policy asked its five paths, one policy after the
+    // other (caches cold), as `answer/corpus-mean` does; else one file's
+    // paths, `inner` times over.
+    let (name, asked): (String, Vec<(&Body, Vec<String>)>) = if label == "mean" {
+        let asked = bodies.iter().map(|b| (b, five_paths(b).to_vec())).collect();
+        (format!("every corpus policy ({})", bodies.len()), asked)
+    } else {
+        let Some(body) = by_rule_percentile(&bodies)
+            .into_iter()
+            .find(|(l, _)| *l == label)
+            .and_then(|(_, b)| bodies.iter().find(|x| x.name == b.name))
+        else {
+            eprintln!("ab: no file labelled {label} (p50, p90, p99, max, or mean)");
+            std::process::exit(2);
+        };
+        (body.name.clone(), vec![(body, paths_for(body))])
     };
-    let paths = paths_for(&body);
-    let base = wr_base::robots::Policy::parse(&body.bytes, TOKEN);
-    let head = wr_head::robots::Policy::parse(&body.bytes, TOKEN);
-    let differ = paths
+    let inner = if label == "mean" { 1 } else { inner };
+    let base: Vec<_> = asked
         .iter()
-        .filter(|p| base.check(p).allowed != head.check(p).allowed)
+        .map(|(b, _)| wr_base::robots::Policy::parse(&b.bytes, TOKEN))
+        .collect();
+    let head: Vec<_> = asked
+        .iter()
+        .map(|(b, _)| wr_head::robots::Policy::parse(&b.bytes, TOKEN))
+        .collect();
+    let paths: Vec<&Vec<String>> = asked.iter().map(|(_, p)| p).collect();
+    let count: usize = paths.iter().map(|p| p.len()).sum();
+    let differ = (0..asked.len())
+        .flat_map(|i| paths[i].iter().map(move |p| (i, p)))
+        .filter(|&(i, p)| base[i].check(p).allowed != head[i].check(p).allowed)
         .count();
-    let checks = (paths.len() * inner) as f64;
+    let checks = (count * inner) as f64;
     let (mut b, mut h) = (Vec::with_capacity(rounds), Vec::with_capacity(rounds));
     for round in 0..rounds {
         for turn in 0..2 {
             let t = Instant::now();
             if (round + turn) % 2 == 0 {
                 for _ in 0..inner {
-                    for p in &paths {
-                        black_box(base.check(black_box(p)));
+                    for (policy, paths) in base.iter().zip(&paths) {
+                        for p in paths.iter() {
+                            black_box(policy.check(black_box(p)));
+                        }
                     }
                 }
                 b.push(t.elapsed().as_nanos() as f64 / checks);
             } else {
                 for _ in 0..inner {
-                    for p in &paths {
-                        black_box(head.check(black_box(p)));
+                    for (policy, paths) in head.iter().zip(&paths) {
+                        for p in paths.iter() {
+                            black_box(policy.check(black_box(p)));
+                        }
                     }
                 }
                 h.push(t.elapsed().as_nanos() as f64 / checks);
@@ -71,12 +94,7 @@ fn main() {
     let quiet: Vec<(f64, f64)> = pairs()
         .filter(|&(x, y)| x < b_min * 1.15 && y < h_min * 1.15)
         .collect();
-    println!(
-        "{} ({} paths, {} verdicts differ), {rounds} rounds of {inner} x each path",
-        body.name,
-        paths.len(),
-        differ
-    );
+    println!("{name} ({count} paths, {differ} verdicts differ), {rounds} rounds of {inner} x each path");
     println!(
         "  quiet pairs ({} of {rounds}): base {:.1} ns, head {:.1} ns a check (medians); head/base {:.3}",
         quiet.len(),
