@@ -501,8 +501,18 @@ fn a_store_from_before_days_keeps_todays_items_in_the_rerun() {
         "[[source]]\nname = \"Blog\"\nurl = \"http://blog.test/\"\nfeed = \"http://blog.test/rss.xml\"\n",
     );
     let src = src.to_str().unwrap();
-    let now_ms = u64::try_from(chrono::Utc::now().timestamp_millis()).unwrap();
-    let at = wr_core::time::Timestamp(now_ms - 5 * 60 * 1000);
+    // Minutes ago, but today where the user is: in the first minutes after
+    // midnight, five minutes ago was yesterday, whose items today's digest
+    // rightly leaves out (this test failed so at 00:02).
+    use chrono::TimeZone;
+    let now = chrono::Local::now();
+    let now_ms = u64::try_from(now.timestamp_millis()).unwrap();
+    let midnight_ms = now
+        .date_naive()
+        .and_hms_opt(0, 0, 0)
+        .and_then(|t| chrono::Local.from_local_datetime(&t).earliest())
+        .map_or(0, |t| u64::try_from(t.timestamp_millis()).unwrap());
+    let at = wr_core::time::Timestamp((now_ms - 5 * 60 * 1000).max(midnight_ms));
     let items: Vec<wr_feeds::Item> = ["a", "b"]
         .iter()
         .map(|t| wr_feeds::Item {
