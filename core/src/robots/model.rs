@@ -125,6 +125,9 @@ pub struct Policy {
     /// (`Variant::RESERVED_ESCAPES` read the file again): a target's
     /// decoded form is then asked of those variants only.
     rules_escape: bool,
+    /// No kept value, form or text holds a `*` or a `?` (see
+    /// [`RuleSet::query_blind`]).
+    query_blind: bool,
     /// The file in the other [`Variant`]s that read it otherwise, with
     /// the rules they select (see `robots::variant`); empty for nearly
     /// every file. A path is allowed only if each allows it too. One
@@ -352,6 +355,9 @@ impl PolicyBuilder<'_> {
             Vec::new()
         };
         let star_needs = star_needs(&rules, &keys, &arena);
+        // The arena holds every kept value and form (and nothing else): one
+        // search answers for all of them.
+        let query_blind = memchr::memchr2(b'*', b'?', &arena).is_none();
         arena.shrink_to_fit();
         own_forms.shrink_to_fit();
         let policy = Policy {
@@ -369,6 +375,7 @@ impl PolicyBuilder<'_> {
             google_selected,
             truncated,
             rules_escape: false,
+            query_blind,
             variants: None,
         };
         (policy, values_plain)
@@ -917,6 +924,11 @@ impl<'a> RuleSet<'a> for &'a Policy {
             Form::Rfc => !self.rfc_keys.is_empty(),
             Form::Google => !self.google_keys.is_empty(),
         }
+    }
+
+    #[inline]
+    fn query_blind(self) -> bool {
+        self.query_blind
     }
 
     #[inline]

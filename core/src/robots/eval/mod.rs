@@ -443,7 +443,7 @@ pub(crate) fn decide_scanned<'a, R: RuleSet<'a>, const SCRATCH: usize>(
         return evaluate_own(rules, t);
     }
     let canonical = rooted && plain;
-    let rfc_differs = query && rfc_differs(t);
+    let rfc_differs = query && !rules.query_blind() && rfc_differs(t);
     // A rooted target whose canonical form is itself (escapes in upper-case
     // hex, as WHATWG serialisers write them; `~`) is its own form in every
     // reading too: Google's is the target as sent, and RFC 9309's differs

@@ -65,6 +65,14 @@ pub(crate) trait RuleSet<'a>: Copy {
     fn len(self) -> usize;
     /// Whether some rule's form `form` differs from its canonical form.
     fn has_alt(self, form: Form) -> bool;
+    /// Whether no rule holds a `*` or a `?` in any form: each is then a
+    /// literal that can only match the part of a target before its query
+    /// (it has no `?` to match the target's), where a target's RFC 9309
+    /// form is its canonical one, so that form need not be built.
+    #[inline]
+    fn query_blind(self) -> bool {
+        false
+    }
     /// Whether rule `i`'s pattern in `form` may match a subject starting
     /// with `head`.
     fn admits(self, i: usize, form: Form, head: &Head) -> bool;

@@ -376,3 +376,70 @@ fn own_canonical_targets_are_judged_as_their_forms_would_be() {
         "{judged} judged, {denied} denied"
     );
 }
+
+/// In a file whose rules hold no `*` and no `?`, a target's RFC 9309 form
+/// is not built (`RuleSet::query_blind`): the verdict must be the one the
+/// built forms give.
+#[test]
+fn query_blind_files_judge_as_the_built_forms_do() {
+    extern crate std;
+    use std::{format, string::String, vec::Vec};
+    let mut x: u32 = 13;
+    let mut next = |n: u32| {
+        x = x.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+        (x >> 16) % n
+    };
+    // `?` and `*` in some files, so that some are not query-blind.
+    const RULE: &[&str] = &[
+        "/", "a", "b", "/a", "%2F", "=", ":", "@", "é", " ", "?", "*",
+    ];
+    const TARGET: &[&str] = &["/", "a", "b", "?", "=", ":", "@", "%2F", "#", "[", "é"];
+    let form = |view: percent::Normalized<'_>| {
+        let mut v = view;
+        let mut out = Vec::new();
+        while let Some(b) = v.next_byte() {
+            out.push(b);
+        }
+        out
+    };
+    let (mut judged, mut denied, mut blind) = (0, 0, 0);
+    for _ in 0..2_000 {
+        let mut body = String::from("User-agent: *\n");
+        for _ in 0..1 + next(6) {
+            let kind = if next(2) == 0 { "Allow" } else { "Disallow" };
+            // A rule in three may draw `?` and `*` too.
+            let pieces = if next(3) == 0 { 0 } else { 2 };
+            let value: String = (0..next(5))
+                .map(|_| RULE[next(RULE.len() as u32 - pieces) as usize])
+                .collect();
+            let anchor = if next(5) == 0 { "$" } else { "" };
+            body.push_str(&format!("{kind}: /{value}{anchor}\n"));
+        }
+        let policy = Policy::parse(body.as_bytes(), "bot");
+        blind += usize::from((&policy).query_blind());
+        for _ in 0..20 {
+            let t: Vec<u8> = core::iter::once("/")
+                .chain((0..next(8)).map(|_| TARGET[next(TARGET.len() as u32) as usize]))
+                .flat_map(|p| p.bytes())
+                .collect();
+            judged += 1;
+            let now = decide::<_, 256>(&policy, &t);
+            let canon = form(percent::Normalized::new(&t));
+            let rfc = form(percent::Normalized::rfc(&t));
+            let forms = evaluate(
+                &policy,
+                Subj::Slice(&canon),
+                Some(Subj::Slice(&rfc)),
+                Some(Subj::Slice(&t)),
+            );
+            denied += usize::from(!now.allowed);
+            assert_eq!(now.allowed, forms.allowed, "{body}{t:?}");
+            assert_eq!(now.rule, forms.rule, "{body}{t:?}");
+            assert_eq!(now.reading, forms.reading, "{body}{t:?}");
+        }
+    }
+    assert!(
+        (500..1_900).contains(&blind) && denied > 3_000,
+        "{blind} blind files, {judged} judged, {denied} denied"
+    );
+}
