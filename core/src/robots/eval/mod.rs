@@ -1,9 +1,11 @@
 //! The evaluator: a request target judged against a model's rules in every
 //! [`Reading`] at once, allowed only if each allows (R2c).
 //!
-//! `decide` scans the target once ([`Scan`]) and hands the plain ones
-//! (nearly all) straight to `evaluate`; the others get their forms first
-//! ([`subject`]). `evaluate` walks the rules the keys admit ([`keys`]), lets
+//! `decide` scans the target once ([`Scan`]) and hands the ones that are
+//! their own form in every reading (nearly all: plain, or already in the
+//! canonical form, and with no query delimiter that RFC 9309's form would
+//! encode, or a file whose rules could not reach it) straight to
+//! `evaluate_own`; the others get their forms first ([`subject`]). `evaluate` walks the rules the keys admit ([`keys`]), lets
 //! the filters ([`filter`]) pass over rules that cannot match, and weighs
 //! each match in the readings it belongs to.
 
