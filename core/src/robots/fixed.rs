@@ -316,6 +316,7 @@ impl<'s, const RULES: usize, const BYTES: usize> RuleSet<'s> for Chosen<'s, RULE
                 readings: IN_SPEC | IN_GOOGLE,
                 cut: true,
                 floor: usize::MAX,
+                literal: false,
             };
         };
         let readings = (if r.sets & self.spec_set != 0 {
@@ -339,6 +340,7 @@ impl<'s, const RULES: usize, const BYTES: usize> RuleSet<'s> for Chosen<'s, RULE
             readings,
             cut: r.cut,
             floor: r.floor as usize,
+            literal: false,
         }
     }
 }

@@ -1039,6 +1039,13 @@ impl<'a> RuleSet<'a> for &'a Policy {
             readings: r.readings,
             cut: x.floor.is_some(),
             floor: x.floor.unwrap_or(0),
+            // The keys hold the literal octets before any `*` (a final `$`
+            // is none of them): all of the form, when they hold as many as
+            // it has. Forms over 14 octets are left to the matcher.
+            literal: match (self.keys.get(i), self.keys2.get(i)) {
+                (Some(k1), Some(k2)) => k1.len() + k2.len() == spec.len(),
+                _ => false,
+            },
         }
     }
 }

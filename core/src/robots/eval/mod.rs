@@ -99,6 +99,11 @@ fn span(
     if r.spec.is_empty() {
         return r.cut.then_some((0, 0));
     }
+    if r.literal {
+        // A prefix, which covers its own octets: no segments to find.
+        let n = r.spec.len();
+        return matcher::Subject::strip_prefix(subject, r.spec).map(|_| (n, n));
+    }
     if need != 0 && !set.has_classes(need, subject) {
         return None;
     }

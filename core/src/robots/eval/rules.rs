@@ -38,6 +38,10 @@ pub(crate) struct RuleView<'a> {
     /// below it.
     pub cut: bool,
     pub floor: usize,
+    /// The canonical form is a literal (no `*`, no final `$`), which
+    /// matches as a prefix and covers its own octets; `false` when not
+    /// known (a model may leave it so: the matcher then decides).
+    pub literal: bool,
 }
 
 impl RuleView<'_> {

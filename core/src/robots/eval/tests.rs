@@ -443,3 +443,45 @@ fn query_blind_files_judge_as_the_built_forms_do() {
         "{blind} blind files, {judged} judged, {denied} denied"
     );
 }
+
+/// A rule's view says it is a literal only when its canonical form holds
+/// no `*` and ends in no `$` (its span is then taken without the
+/// matcher), and says so for most short literals.
+#[test]
+fn literal_views_are_literals() {
+    extern crate std;
+    use std::{format, string::String};
+    let mut x: u32 = 17;
+    let mut next = |n: u32| {
+        x = x.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+        (x >> 16) % n
+    };
+    const PIECES: &[&str] = &["/", "a", "bc", "*", "$", "%2f", "é", "defghij"];
+    let mut literal = 0;
+    for _ in 0..3_000 {
+        let value: String = (0..next(8))
+            .map(|_| PIECES[next(PIECES.len() as u32) as usize])
+            .collect();
+        let body = format!("User-agent: *\nDisallow: /{value}\n");
+        let policy = Policy::parse(body.as_bytes(), "bot");
+        let Some(i) = (0..(&policy).len()).next() else {
+            continue;
+        };
+        let r = (&policy).view(i);
+        let is_literal = !r.spec.contains(&b'*') && r.spec.last() != Some(&b'$');
+        if r.literal {
+            literal += 1;
+            assert!(is_literal, "{:?}", r.spec);
+            assert_eq!(
+                matcher::match_span(r.spec, Subj::Slice(r.spec)),
+                Some((r.spec.len(), r.spec.len()))
+            );
+        }
+        assert!(
+            !is_literal || r.spec.len() > 2 * Key::MAX || r.literal,
+            "{:?}",
+            r.spec
+        );
+    }
+    assert!(literal > 300, "{literal}");
+}
