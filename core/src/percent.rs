@@ -275,23 +275,30 @@ pub fn normalize_chunks(raw: &[u8], mut out: impl FnMut(&[u8])) {
             i += 1;
             continue;
         }
-        out(&raw[run..i]);
         if b == b'%' {
             if let (Some(&h), Some(&l)) = (raw.get(i + 1), raw.get(i + 2)) {
                 if let (Some(hv), Some(lv)) = (hex_val(h), hex_val(l)) {
                     let v = hv * 16 + lv;
+                    // An escape that stays as written (not unreserved,
+                    // upper case, as nearly all are) stays in the run:
+                    // values of many escapes came here in many pieces.
                     if is_unreserved(v) {
+                        out(&raw[run..i]);
                         out(&[v]);
-                    } else {
+                        run = i + 3;
+                    } else if h.is_ascii_lowercase() || l.is_ascii_lowercase() {
+                        out(&raw[run..i]);
                         out(&[b'%', h.to_ascii_uppercase(), l.to_ascii_uppercase()]);
+                        run = i + 3;
                     }
                     i += 3;
-                    run = i;
                     continue;
                 }
             }
+            out(&raw[run..i]);
             out(b"%");
         } else {
+            out(&raw[run..i]);
             out(&escape(b));
         }
         i += 1;
@@ -310,10 +317,13 @@ pub fn google_chunks(raw: &[u8], mut out: impl FnMut(&[u8])) {
         if b == b'%' && i + 2 < raw.len() {
             let (h, l) = (raw[i + 1], raw[i + 2]);
             if let (Some(_), Some(_)) = (hex_val(h), hex_val(l)) {
-                out(&raw[run..i]);
-                out(&[b'%', h.to_ascii_uppercase(), l.to_ascii_uppercase()]);
+                // An escape already in upper case stays in the run.
+                if h.is_ascii_lowercase() || l.is_ascii_lowercase() {
+                    out(&raw[run..i]);
+                    out(&[b'%', h.to_ascii_uppercase(), l.to_ascii_uppercase()]);
+                    run = i + 3;
+                }
                 i += 3;
-                run = i;
                 continue;
             }
         }

@@ -22,7 +22,7 @@
 //! * a request target whose normalised form is longer than 1 KiB is matched
 //!   on a lazy view instead of a copy: slower, never another answer.
 
-use super::group::{events, RawRule, SelectSink, Selection};
+use super::group::{events, RawRule, SelectSink, Selecting, Selection};
 use super::group::{GOOGLE_GLOBAL, GOOGLE_NAMED, SPEC_GLOBAL, SPEC_NAMED};
 use super::variant::Variant;
 use super::{decide, limit, CrawlDelay, Form, Head, Key, RuleKind, RuleSet, RuleView, Verdict};
@@ -426,9 +426,15 @@ impl<const RULES: usize, const BYTES: usize> FixedPolicy<RULES, BYTES> {
         let mut selection = Selection::new(token.as_bytes());
         let (spec_set, google_set, lexed) = {
             let mut sink = Sink(self);
-            let lexed = events(limited.head, limited.tail, Variant::BASE, |ev| {
-                selection.event(ev, &mut sink)
-            });
+            let lexed = events(
+                limited.head,
+                limited.tail,
+                Variant::BASE,
+                Selecting {
+                    selection: &mut selection,
+                    sink: &mut sink,
+                },
+            );
             let (spec, google) = selection.finish(&mut sink);
             (spec, google, lexed)
         };

@@ -64,6 +64,47 @@ pub(crate) enum Event<'a> {
     Sitemap(#[cfg_attr(not(feature = "alloc"), allow(dead_code))] &'a [u8]),
 }
 
+/// What takes the events of a file: a closure of [`Event`]s, or a
+/// [`Selecting`].
+pub(crate) trait EventSink<'a> {
+    /// What one line contributes.
+    fn event(&mut self, ev: Event<'a>);
+
+    /// An Allow or Disallow line, nearly every line that counts: given
+    /// apart, so that a receiver can take it without an [`Event`] in
+    /// memory (see [`Selection::rule`]).
+    #[inline(always)]
+    fn rule(&mut self, rule: RawRule<'a>, strict: bool) {
+        self.event(Event::Rule { rule, strict });
+    }
+}
+
+impl<'a, F: FnMut(Event<'a>)> EventSink<'a> for F {
+    #[inline(always)]
+    fn event(&mut self, ev: Event<'a>) {
+        self(ev)
+    }
+}
+
+/// A [`Selection`] that sends what it selects to `sink`: how both
+/// policies read a file.
+pub(crate) struct Selecting<'s, 't, S> {
+    pub selection: &'s mut Selection<'t>,
+    pub sink: &'s mut S,
+}
+
+impl<'a, S: SelectSink<'a>> EventSink<'a> for Selecting<'_, '_, S> {
+    #[inline(always)]
+    fn event(&mut self, ev: Event<'a>) {
+        self.selection.event(ev, self.sink);
+    }
+
+    #[inline(always)]
+    fn rule(&mut self, rule: RawRule<'a>, strict: bool) {
+        self.selection.rule(rule, strict, self.sink);
+    }
+}
+
 /// Feeds the events of `body` (the whole lines kept of a truncated body),
 /// as `variant` reads it, to `f`, then those of `tail`, the start of the
 /// line the 500 KiB limit cut (see `limit`). Returns the options under
@@ -72,7 +113,7 @@ pub(crate) fn events<'a>(
     body: &'a [u8],
     tail: Option<&'a [u8]>,
     variant: Variant,
-    mut f: impl FnMut(Event<'a>),
+    mut f: impl EventSink<'a>,
 ) -> u8 {
     let mut last_line = 0;
     let mut lines = lines_in(body, variant);
@@ -80,38 +121,38 @@ pub(crate) fn events<'a>(
         last_line = line.number;
         let strict = line.strict;
         match line.directive {
-            Directive::UserAgent(v) => f(Event::Agent {
+            Directive::UserAgent(v) => f.event(Event::Agent {
                 token: agent_token(v, variant),
                 value: v,
                 line: line.number,
                 strict,
             }),
-            Directive::Allow(value) => f(Event::Rule {
-                rule: RawRule {
+            Directive::Allow(value) => f.rule(
+                RawRule {
                     kind: RuleKind::Allow,
                     line: line.number,
                     value,
                     cut_from: None,
                 },
                 strict,
-            }),
+            ),
             Directive::Disallow {
                 value,
                 truncated_from,
-            } => f(Event::Rule {
-                rule: RawRule {
+            } => f.rule(
+                RawRule {
                     kind: RuleKind::Disallow,
                     line: line.number,
                     value,
                     cut_from: truncated_from,
                 },
                 strict,
-            }),
-            Directive::CrawlDelay(v) => f(Event::CrawlDelay {
+            ),
+            Directive::CrawlDelay(v) => f.event(Event::CrawlDelay {
                 delay: CrawlDelay::parse(v),
                 strict,
             }),
-            Directive::Sitemap(v) if !v.is_empty() => f(Event::Sitemap(v)),
+            Directive::Sitemap(v) if !v.is_empty() => f.event(Event::Sitemap(v)),
             _ => {}
         }
     }
@@ -122,15 +163,15 @@ pub(crate) fn events<'a>(
     // Allow would permit more than its author wrote.
     if let Some(tail) = tail {
         if let (Directive::Disallow { value, .. }, strict) = read(tail) {
-            f(Event::Rule {
-                rule: RawRule {
+            f.rule(
+                RawRule {
                     kind: RuleKind::Disallow,
                     line: last_line.saturating_add(1),
                     value: superset_cut(value),
                     cut_from: Some(ROBOTS_MAX_BYTES),
                 },
                 strict,
-            });
+            );
         }
     }
     lines.diverges()
@@ -315,7 +356,19 @@ impl<'t> Selection<'t> {
 
     #[inline]
     pub fn event<'a>(&mut self, ev: Event<'a>, sink: &mut impl SelectSink<'a>) {
-        if let Event::Rule { rule, strict: true } = ev {
+        if let Event::Rule { rule, strict } = ev {
+            return self.rule(rule, strict, sink);
+        }
+        self.strict_rule_sets = None;
+        self.other_event(ev, sink);
+    }
+
+    /// An Allow or Disallow line ([`Event::Rule`]). The event is built in
+    /// memory only on the rare path that needs it: built before the test,
+    /// as a closure's argument, it cost eight stores at every rule line.
+    #[inline]
+    pub fn rule<'a>(&mut self, rule: RawRule<'a>, strict: bool, sink: &mut impl SelectSink<'a>) {
+        if strict {
             // The run of rule lines of a group: one test per line.
             let sets = match self.strict_rule_sets {
                 Some(sets) => sets,
@@ -331,7 +384,7 @@ impl<'t> Selection<'t> {
             return;
         }
         self.strict_rule_sets = None;
-        self.other_event(ev, sink);
+        self.other_event(Event::Rule { rule, strict }, sink);
     }
 
     // Out of line: the run of strict rule lines above is nearly every

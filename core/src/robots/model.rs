@@ -2,7 +2,7 @@
 //! any product token) and [`Policy`] (the rules selected for one token).
 
 use super::agent::AgentToken;
-use super::group::{events, Event, RawRule, SelectSink, Selection};
+use super::group::{events, Event, RawRule, SelectSink, Selecting, Selection};
 use super::group::{GOOGLE_GLOBAL, GOOGLE_NAMED, SPEC_GLOBAL, SPEC_NAMED};
 use super::variant::Variant;
 use super::Verdict;
@@ -757,7 +757,15 @@ impl Policy {
         // per 8 octets cost more than the copies it spared).
         builder.rules.reserve((head.len() / 16).min(2048));
         let mut selection = Selection::new(token.as_bytes());
-        let lexed = events(head, tail, variant, |ev| selection.event(ev, &mut builder));
+        let lexed = events(
+            head,
+            tail,
+            variant,
+            Selecting {
+                selection: &mut selection,
+                sink: &mut builder,
+            },
+        );
         let sets = selection.finish(&mut builder);
         let (policy, values_plain) = builder.finish(
             sets,
