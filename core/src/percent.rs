@@ -363,23 +363,32 @@ pub fn google_form(raw: &[u8], mut out: impl FnMut(u8)) {
     }
 }
 
-/// The first `%` or octet that must be encoded in `hay`.
+/// The first `%` or octet that must be encoded in `hay` (see
+/// [`find_escape_or`]): the stored values' scan of every parse, which
+/// needs no test of its own for the `%` (`'` shares one with it).
 #[cfg_attr(not(feature = "alloc"), allow(dead_code))]
 pub(crate) fn find_escape(hay: &[u8]) -> Option<usize> {
-    find_escape_or(b'%', hay)
+    find_hit(hay, |_| 0)
 }
 
 /// The first `first`, `%` or octet that may be encoded (in the path or the
 /// query) in `hay`, or an earlier position: a `|` or a `~` may be reported
-/// too, which costs its caller a closer look and nothing else. Whole
-/// 32-octet blocks are tested without an early exit, which vectorises.
+/// too, which costs its caller a closer look and nothing else.
 fn find_escape_or(first: u8, hay: &[u8]) -> Option<usize> {
+    find_hit(hay, |b| u8::from(b == first))
+}
+
+/// The first octet of `hay` that `more` names (1) or that a sent URL never
+/// carries raw somewhere. Whole 32-octet blocks are tested without an
+/// early exit, which vectorises.
+#[inline(always)]
+fn find_hit(hay: &[u8], more: impl Fn(u8) -> u8) -> Option<usize> {
     // 0x21..=0x7A, which leaves out what `must_encode` encodes and `{|}~`
     // with them (`|` and `~` cost a closer look); then `%` and `'` as one
     // test (| 2 is `'`), `<` and `>` as one (| 2 is `>`), `"`, `` ` ``: the
     // octets a sent URL never carries raw somewhere.
     let hit = |b: u8| {
-        u8::from(b == first)
+        more(b)
             | u8::from(b.wrapping_sub(0x21) >= 0x5a)
             | u8::from(b | 2 == b'\'')
             | u8::from(b | 2 == b'>')

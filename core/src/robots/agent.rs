@@ -139,7 +139,11 @@ pub fn divergence(value: &[u8], wanted: &[u8]) -> u8 {
         // so it selects otherwise only when its product token selects.
         return match base {
             AgentToken::Named(t) if t.len() == value.len() => 0,
-            AgentToken::Empty => Variant::EMPTY_AGENT,
+            AgentToken::Empty if value.is_empty() => Variant::EMPTY_AGENT,
+            // `/1.0` names "" under `Variant::EMPTY_AGENT`, a prefix of
+            // every token, and nobody read whole: the two together
+            // select otherwise than either alone.
+            AgentToken::Empty => Variant::EMPTY_AGENT | Variant::WHOLE_AGENT,
             _ if class(base, wanted) == (None, false) => 0,
             _ => Variant::WHOLE_AGENT,
         };
@@ -267,5 +271,18 @@ mod tests {
                 "{token:?} {wanted:?}"
             );
         }
+    }
+
+    #[test]
+    fn a_value_whose_product_token_is_empty_is_read_whole_too() {
+        // Its product token names "" under EMPTY_AGENT (a prefix of every
+        // token) and it names nobody read whole: only the two options
+        // together read it as selecting nothing, while a file's blank
+        // `User-agent:` still selects (proptest spec_model, seed ffe0ca4b).
+        let w = b"walsh-research";
+        let both = Variant::EMPTY_AGENT | Variant::WHOLE_AGENT;
+        assert_eq!(divergence(b"/1.0", w) & both, both);
+        assert_eq!(divergence(b"", w), Variant::EMPTY_AGENT);
+        assert_eq!(divergence(b"Googlebot", w), 0);
     }
 }
