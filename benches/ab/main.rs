@@ -94,7 +94,9 @@ fn main() {
     let quiet: Vec<(f64, f64)> = pairs()
         .filter(|&(x, y)| x < b_min * 1.15 && y < h_min * 1.15)
         .collect();
-    println!("{name} ({count} paths, {differ} verdicts differ), {rounds} rounds of {inner} x each path");
+    println!(
+        "{name} ({count} paths, {differ} verdicts differ), {rounds} rounds of {inner} x each path"
+    );
     println!(
         "  quiet pairs ({} of {rounds}): base {:.1} ns, head {:.1} ns a check (medians); head/base {:.3}",
         quiet.len(),
