@@ -105,7 +105,10 @@ impl Key {
     // Only the owned `Policy` keeps two keys per rule; a heapless-only
     // build has no caller.
     #[cfg_attr(not(feature = "alloc"), allow(dead_code))]
-    #[inline]
+    #[cfg_attr(
+        any(target_arch = "x86_64", target_arch = "x86", target_arch = "aarch64"),
+        inline(always)
+    )]
     pub(crate) fn pair_of_pattern(pattern: &[u8]) -> (Key, Key) {
         let body = match pattern.split_last() {
             Some((b'$', rest)) => rest,
