@@ -11,7 +11,7 @@
 //! best (the host busy) are reported apart.
 //!
 //! `cargo run` is not how it is built: `run.sh BASE_REV [LABEL] [ROUNDS]`
-//! (LABEL: p50, p90, p99, max, or `mean`, every corpus policy)
+//! (LABEL: p50, p90, p99, max, `mean`, every corpus policy, or `parse`)
 //! writes a project that depends on both trees and runs it.
 
 use std::hint::black_box;
@@ -26,6 +26,9 @@ fn main() {
     // Each timed run checks every path this many times (about 0.2 ms).
     let inner: usize = args.next().and_then(|s| s.parse().ok()).unwrap_or(100);
     let (bodies, _) = corpus_or_builtin();
+    if label == "parse" {
+        return parse(&bodies, rounds);
+    }
     // `mean`: every policy asked its five paths, one policy after the
     // other (caches cold), as `answer/corpus-mean` does; else one file's
     // paths, `inner` times over.
@@ -107,5 +110,49 @@ fn main() {
     println!(
         "  all pairs: head/base {:.3}; fastest base {b_min:.1} ns, head {h_min:.1} ns",
         median(pairs().map(|(x, y)| y / x).collect())
+    );
+}
+
+/// `parse`: both trees' `Policy::parse` over every corpus file, in turn,
+/// `rounds` times; the median of the rounds' ratios.
+fn parse(bodies: &[Body], rounds: usize) {
+    let time = |head: bool| {
+        let t = Instant::now();
+        for b in bodies {
+            if head {
+                drop(black_box(wr_head::robots::Policy::parse(
+                    black_box(&b.bytes),
+                    TOKEN,
+                )));
+            } else {
+                drop(black_box(wr_base::robots::Policy::parse(
+                    black_box(&b.bytes),
+                    TOKEN,
+                )));
+            }
+        }
+        t.elapsed().as_secs_f64() * 1e3
+    };
+    let mut pairs = Vec::with_capacity(rounds);
+    for round in 0..rounds {
+        let (b, h) = if round % 2 == 0 {
+            let b = time(false);
+            (b, time(true))
+        } else {
+            let h = time(true);
+            (time(false), h)
+        };
+        pairs.push((b, h));
+    }
+    let median = |mut v: Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
+    };
+    println!(
+        "Policy::parse over {} files, {rounds} rounds: base {:.2} ms, head {:.2} ms (medians); head/base {:.3}",
+        bodies.len(),
+        median(pairs.iter().map(|p| p.0).collect()),
+        median(pairs.iter().map(|p| p.1).collect()),
+        median(pairs.iter().map(|p| p.1 / p.0).collect())
     );
 }

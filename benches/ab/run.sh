@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The p50 check (or p90, p99, max, or mean: every corpus policy) of wr-core at BASE_REV against this
+# The p50 check (or p90, p99, max, mean: every corpus policy; or parse) of wr-core at BASE_REV against this
 # working tree, timed in one process (see main.rs for why).
 #
 #   benches/ab/run.sh BASE_REV [LABEL] [ROUNDS]
@@ -10,7 +10,7 @@
 # its paths, as the criterion benches pick them), and runs it in release.
 # The base must have `robots::Policy::parse` and `check` (issue #5 on).
 set -euo pipefail
-base_rev=${1:?usage: benches/ab/run.sh BASE_REV [p50|p90|p99|max|mean] [ROUNDS]}
+base_rev=${1:?usage: benches/ab/run.sh BASE_REV [p50|p90|p99|max|mean|parse] [ROUNDS]}
 shift
 repo=$(git -C "$(dirname "$0")" rev-parse --show-toplevel)
 work=$(mktemp -d "${TMPDIR:-/tmp}/wr-ab.XXXXXX")

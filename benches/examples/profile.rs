@@ -13,6 +13,9 @@
 //! callgrind, collect in the check function (`wr_core::robots::*::Policy::check`,
 //! `fast_robots::*is_allowed`, `texting_robots::Robot::allowed`) and divide
 //! by 5 × 4,231 × ROUNDS.
+//!
+//! `pair-parse`: `Policy::parse`, texting_robots and fast-robots over the
+//! corpus in turn, ROUNDS times, and the medians of the rounds' ratios.
 
 use std::hint::black_box;
 use wr_benches::{adversarial, corpus_or_builtin, TOKEN};
@@ -84,8 +87,55 @@ fn main() {
         "mean-wr" | "mean-fastrobots" | "mean-fastrobots-matcher" | "mean-texting" => {
             mean(&mode, rounds)
         }
+        "pair-parse" => pair_parse(rounds),
         m => eprintln!("unknown mode {m}"),
     }
+}
+
+/// `Policy::parse` and the peers' parses of the whole corpus timed in
+/// turn, `rounds` times (the order turning each round), with the median of
+/// each round's ratios. On a host whose speed moves by 2x from one minute
+/// to the next, criterion's rows, each measured in its own few seconds,
+/// can fall in different states; a round's parses share one.
+fn pair_parse(rounds: usize) {
+    use std::time::Instant;
+    let (bodies, _) = corpus_or_builtin();
+    let time = |which: usize| {
+        let t = Instant::now();
+        for b in &bodies {
+            match which {
+                0 => drop(black_box(Policy::parse(black_box(&b.bytes), TOKEN))),
+                1 => drop(black_box(texting_robots::Robot::new(
+                    TOKEN,
+                    black_box(&b.bytes),
+                ))),
+                _ => drop(black_box(fast_robots::RobotsTxt::parse(black_box(&b.text)))),
+            }
+        }
+        t.elapsed().as_secs_f64()
+    };
+    let (mut texting, mut fast, mut ours) = (Vec::new(), Vec::new(), Vec::new());
+    for round in 0..rounds {
+        let mut t = [0.0; 3];
+        for k in 0..3 {
+            let which = (round + k) % 3;
+            t[which] = time(which);
+        }
+        ours.push(t[0]);
+        texting.push(t[1] / t[0]);
+        fast.push(t[2] / t[0]);
+    }
+    let median = |mut v: Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
+    };
+    println!(
+        "{} files, {rounds} rounds: Policy::parse median {:.2} ms; texting_robots / ours {:.2}x, fast-robots / ours {:.2}x (medians of each round's ratio)",
+        bodies.len(),
+        median(ours) * 1e3,
+        median(texting),
+        median(fast)
+    );
 }
 
 /// The checks of `answer/corpus-mean`, `rounds` times.
