@@ -5,9 +5,10 @@
 //! their own form in every reading (nearly all: plain, or already in the
 //! canonical form, and with no query delimiter that RFC 9309's form would
 //! encode, or a file whose rules could not reach it) straight to
-//! `evaluate_own`; the others get their forms first ([`subject`]). `evaluate` walks the rules the keys admit ([`keys`]), lets
-//! the filters ([`filter`]) pass over rules that cannot match, and weighs
-//! each match in the readings it belongs to.
+//! `evaluate_own`; the others get their forms first ([`subject`]).
+//! `evaluate` walks the rules the keys admit ([`keys`]), lets the filters
+//! ([`filter`]) pass over rules that cannot match, and weighs each match
+//! in the readings it belongs to.
 
 mod filter;
 mod keys;
