@@ -355,8 +355,9 @@ impl PolicyBuilder<'_> {
             Vec::new()
         };
         let star_needs = star_needs(&rules, &keys, &arena);
-        // The arena holds every kept value and form (and nothing else): one
-        // search answers for all of them.
+        // The arena holds every kept value and form: one search answers for
+        // all of them (anything else in it could only answer no, which
+        // costs the full path and nothing else).
         let query_blind = memchr::memchr2(b'*', b'?', &arena).is_none();
         arena.shrink_to_fit();
         own_forms.shrink_to_fit();
