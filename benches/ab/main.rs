@@ -17,7 +17,9 @@
 use std::hint::black_box;
 use std::time::Instant;
 
-use wr_benches::{by_rule_percentile, corpus_or_builtin, five_paths, paths_for, Body, TOKEN};
+use wr_benches::{
+    by_rule_percentile, corpus_or_builtin, five_paths, median, paths_for, Body, TOKEN,
+};
 
 fn main() {
     let mut args = std::env::args().skip(1);
@@ -89,10 +91,6 @@ fn main() {
     }
     let least = |v: &[f64]| v.iter().copied().fold(f64::INFINITY, f64::min);
     let (b_min, h_min) = (least(&b), least(&h));
-    let median = |mut v: Vec<f64>| {
-        v.sort_by(f64::total_cmp);
-        v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
-    };
     let pairs = || b.iter().zip(&h).map(|(&x, &y)| (x, y));
     let quiet: Vec<(f64, f64)> = pairs()
         .filter(|&(x, y)| x < b_min * 1.15 && y < h_min * 1.15)
@@ -144,10 +142,6 @@ fn parse(bodies: &[Body], rounds: usize) {
         };
         pairs.push((b, h));
     }
-    let median = |mut v: Vec<f64>| {
-        v.sort_by(f64::total_cmp);
-        v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
-    };
     println!(
         "Policy::parse over {} files, {rounds} rounds: base {:.2} ms, head {:.2} ms (medians); head/base {:.3}",
         bodies.len(),

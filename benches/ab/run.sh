@@ -8,7 +8,9 @@
 # depends on both trees' wr-core (the base's version renamed, since Cargo
 # keeps one package per name and version) and on wr-benches (the corpus and
 # its paths, as the criterion benches pick them), and runs it in release.
-# The base must have `robots::Policy::parse` and `check` (issue #5 on).
+# The base must have `robots::Policy::parse` and `check` and the `heapless`
+# feature, which both trees are built with, as wr-feeds-cli builds wr-core:
+# a feature moves the code layout, and with it a check by some 7 %.
 set -euo pipefail
 base_rev=${1:?usage: benches/ab/run.sh BASE_REV [p50|p90|p99|max|mean|parse] [ROUNDS]}
 shift
@@ -33,7 +35,7 @@ edition = "2021"
 publish = false
 
 [dependencies]
-wr_base = { package = "wr-core", path = "$work/base/core" }
+wr_base = { package = "wr-core", path = "$work/base/core", features = ["heapless"] }
 wr_head = { package = "wr-core", path = "$repo/core", features = ["heapless"] }
 wr-benches = { path = "$repo/benches" }
 

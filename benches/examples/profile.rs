@@ -18,7 +18,7 @@
 //! corpus in turn, ROUNDS times, and the medians of the rounds' ratios.
 
 use std::hint::black_box;
-use wr_benches::{adversarial, corpus_or_builtin, TOKEN};
+use wr_benches::{adversarial, corpus_or_builtin, median, TOKEN};
 use wr_core::robots::{Policy, Robots};
 
 fn main() {
@@ -125,10 +125,6 @@ fn pair_parse(rounds: usize) {
         texting.push(t[1] / t[0]);
         fast.push(t[2] / t[0]);
     }
-    let median = |mut v: Vec<f64>| {
-        v.sort_by(f64::total_cmp);
-        v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
-    };
     println!(
         "{} files, {rounds} rounds: Policy::parse median {:.2} ms; texting_robots / ours {:.2}x, fast-robots / ours {:.2}x (medians of each round's ratio)",
         bodies.len(),

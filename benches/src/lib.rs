@@ -428,3 +428,11 @@ pub fn robotstxt_readable(bodies: &[Body]) -> (Vec<Body>, usize) {
     std::panic::set_hook(hook);
     (ok, bad)
 }
+
+/// The median of `v` (the upper one of an even count; NaN when empty): the
+/// figure of paired timings on a host whose speed moves (see
+/// `benches/ab/run.sh` and the profile example's `pair-parse`).
+pub fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
+}
