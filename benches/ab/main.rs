@@ -53,7 +53,7 @@ fn main() {
         .iter()
         .map(|(b, _)| wr_base::robots::Policy::parse(&b.bytes, TOKEN))
         .collect();
-    let head: Vec<_> = asked
+    let head_p: Vec<_> = asked
         .iter()
         .map(|(b, _)| wr_head::robots::Policy::parse(&b.bytes, TOKEN))
         .collect();
@@ -61,34 +61,23 @@ fn main() {
     let count: usize = paths.iter().map(|p| p.len()).sum();
     let differ = (0..asked.len())
         .flat_map(|i| paths[i].iter().map(move |p| (i, p)))
-        .filter(|&(i, p)| base[i].check(p).allowed != head[i].check(p).allowed)
+        .filter(|&(i, p)| base[i].check(p).allowed != head_p[i].check(p).allowed)
         .count();
     let checks = (count * inner) as f64;
-    let (mut b, mut h) = (Vec::with_capacity(rounds), Vec::with_capacity(rounds));
-    for round in 0..rounds {
-        for turn in 0..2 {
-            let t = Instant::now();
-            if (round + turn) % 2 == 0 {
-                for _ in 0..inner {
-                    for (policy, paths) in base.iter().zip(&paths) {
-                        for p in paths.iter() {
-                            black_box(policy.check(black_box(p)));
-                        }
-                    }
-                }
-                b.push(t.elapsed().as_nanos() as f64 / checks);
-            } else {
-                for _ in 0..inner {
-                    for (policy, paths) in head.iter().zip(&paths) {
-                        for p in paths.iter() {
-                            black_box(policy.check(black_box(p)));
-                        }
-                    }
-                }
-                h.push(t.elapsed().as_nanos() as f64 / checks);
-            }
+    let pairs = paired(rounds, |head| {
+        let t = Instant::now();
+        if head {
+            check_all(&head_p, &paths, inner, |p, q| {
+                black_box(p.check(q));
+            });
+        } else {
+            check_all(&base, &paths, inner, |p, q| {
+                black_box(p.check(q));
+            });
         }
-    }
+        t.elapsed().as_nanos() as f64 / checks
+    });
+    let (b, h): (Vec<f64>, Vec<f64>) = pairs.into_iter().unzip();
     let least = |v: &[f64]| v.iter().copied().fold(f64::INFINITY, f64::min);
     let (b_min, h_min) = (least(&b), least(&h));
     let pairs = || b.iter().zip(&h).map(|(&x, &y)| (x, y));
@@ -131,17 +120,7 @@ fn parse(bodies: &[Body], rounds: usize) {
         }
         t.elapsed().as_secs_f64() * 1e3
     };
-    let mut pairs = Vec::with_capacity(rounds);
-    for round in 0..rounds {
-        let (b, h) = if round % 2 == 0 {
-            let b = time(false);
-            (b, time(true))
-        } else {
-            let h = time(true);
-            (time(false), h)
-        };
-        pairs.push((b, h));
-    }
+    let pairs = paired(rounds, time);
     println!(
         "Policy::parse over {} files, {rounds} rounds: base {:.2} ms, head {:.2} ms (medians); head/base {:.3}",
         bodies.len(),
@@ -149,4 +128,33 @@ fn parse(bodies: &[Body], rounds: usize) {
         median(pairs.iter().map(|p| p.1).collect()),
         median(pairs.iter().map(|p| p.1 / p.0).collect())
     );
+}
+
+/// Every policy asked its paths, `inner` times over (`check` keeps each
+/// verdict from being optimised away).
+fn check_all<P>(policies: &[P], paths: &[&Vec<String>], inner: usize, check: impl Fn(&P, &str)) {
+    for _ in 0..inner {
+        for (policy, paths) in policies.iter().zip(paths) {
+            for p in paths.iter() {
+                check(policy, black_box(p));
+            }
+        }
+    }
+}
+
+/// `rounds` pairs of timings (base, head) by `time(head)`, the base first
+/// in even rounds and the head first in odd ones, so that neither always
+/// runs on caches the other warmed.
+fn paired(rounds: usize, mut time: impl FnMut(bool) -> f64) -> Vec<(f64, f64)> {
+    (0..rounds)
+        .map(|round| {
+            if round % 2 == 0 {
+                let b = time(false);
+                (b, time(true))
+            } else {
+                let h = time(true);
+                (time(false), h)
+            }
+        })
+        .collect()
 }
