@@ -393,16 +393,7 @@ fn pending_in(conn: &Connection, source: &str) -> rusqlite::Result<Vec<Item>> {
 /// Runs `sql`, which selects `url, title, published, id` for the source
 /// `?1`, and reads the rows as items.
 fn query_items(conn: &Connection, sql: &str, source: &str) -> rusqlite::Result<Vec<Item>> {
-    let mut st = conn.prepare(sql)?;
-    let rows = st.query_map([source], |r| {
-        Ok(Item {
-            url: r.get(0)?,
-            title: r.get(1)?,
-            published: r.get(2)?,
-            id: r.get(3)?,
-        })
-    })?;
-    rows.collect()
+    query_items_with(conn, sql, [source])
 }
 
 /// [`query_items`] with any parameters.

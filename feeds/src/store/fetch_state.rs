@@ -99,13 +99,7 @@ impl Store {
         let row = read_host(&tx, host).map_err(&err)?;
         match admit(row) {
             Ok((value, at)) => {
-                tx.execute(
-                    "INSERT INTO hosts(host, last_request) VALUES (?1, ?2)
-                     ON CONFLICT(host) DO UPDATE SET last_request =
-                       max(coalesce(last_request, 0), excluded.last_request)",
-                    params![host, sql_ts(at)],
-                )
-                .map_err(&err)?;
+                record_request(&tx, host, at).map_err(&err)?;
                 tx.commit().map_err(&err)?;
                 Ok(Ok(value))
             }
@@ -133,13 +127,7 @@ impl Store {
         let row = read_host(&tx, host).map_err(&err)?;
         let (value, slot) = decide(row);
         if let Some((slot_host, at)) = slot {
-            tx.execute(
-                "INSERT INTO hosts(host, last_request) VALUES (?1, ?2)
-                 ON CONFLICT(host) DO UPDATE SET last_request =
-                   max(coalesce(last_request, 0), excluded.last_request)",
-                params![slot_host, sql_ts(at)],
-            )
-            .map_err(&err)?;
+            record_request(&tx, &slot_host, at).map_err(&err)?;
         }
         tx.commit().map_err(&err)?;
         Ok(value)
@@ -631,4 +619,17 @@ pub(super) fn read_host(conn: &Connection, host: &str) -> rusqlite::Result<HostR
     )
     .optional()
     .map(|o| o.unwrap_or_default())
+}
+
+/// Records a request to `host` at `at` (R4), never moving the last one
+/// back: both the gate's admission and the fetch machines' slot go
+/// through here.
+fn record_request(conn: &Connection, host: &str, at: Timestamp) -> rusqlite::Result<()> {
+    conn.execute(
+        "INSERT INTO hosts(host, last_request) VALUES (?1, ?2)
+         ON CONFLICT(host) DO UPDATE SET last_request =
+           max(coalesce(last_request, 0), excluded.last_request)",
+        params![host, sql_ts(at)],
+    )
+    .map(drop)
 }
