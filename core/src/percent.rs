@@ -224,8 +224,7 @@ pub fn is_own_canonical(raw: &[u8]) -> bool {
                     // A `%` that starts no escape stays as it is.
                     continue;
                 };
-                // Of hex digits, the lower-case ones are the octets from `a` on.
-                if is_unreserved(hv << 4 | lv) || h.max(l) >= b'a' {
+                if !escape_stands(hv << 4 | lv, h, l) {
                     return false;
                 }
                 i += 2;
@@ -236,6 +235,14 @@ pub fn is_own_canonical(raw: &[u8]) -> bool {
         }
     }
     true
+}
+
+/// Whether the escape `%hl`, of the octet `v`, stands in the canonical
+/// form as it is written: it names no unreserved octet (which the form
+/// decodes) and its hex digits are upper case.
+#[inline(always)]
+fn escape_stands(v: u8, h: u8, l: u8) -> bool {
+    !is_unreserved(v) && !h.is_ascii_lowercase() && !l.is_ascii_lowercase()
 }
 
 /// Whether `b` ends a run of octets that stay as they are, in the place
@@ -279,16 +286,16 @@ pub fn normalize_chunks(raw: &[u8], mut out: impl FnMut(&[u8])) {
             if let (Some(&h), Some(&l)) = (raw.get(i + 1), raw.get(i + 2)) {
                 if let (Some(hv), Some(lv)) = (hex_val(h), hex_val(l)) {
                     let v = hv * 16 + lv;
-                    // An escape that stays as written (not unreserved,
-                    // upper case, as nearly all are) stays in the run:
-                    // values of many escapes came here in many pieces.
-                    if is_unreserved(v) {
+                    // An escape that stands as written (as nearly all do)
+                    // stays in the run: values of many escapes came here
+                    // in many pieces.
+                    if !escape_stands(v, h, l) {
                         out(&raw[run..i]);
-                        out(&[v]);
-                        run = i + 3;
-                    } else if h.is_ascii_lowercase() || l.is_ascii_lowercase() {
-                        out(&raw[run..i]);
-                        out(&[b'%', h.to_ascii_uppercase(), l.to_ascii_uppercase()]);
+                        if is_unreserved(v) {
+                            out(&[v]);
+                        } else {
+                            out(&[b'%', h.to_ascii_uppercase(), l.to_ascii_uppercase()]);
+                        }
                         run = i + 3;
                     }
                     i += 3;
