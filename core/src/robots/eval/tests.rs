@@ -6,15 +6,29 @@ use super::scan::*;
 use super::*;
 use crate::robots::Policy;
 
+/// The tests' generator: a linear congruential one seeded with `seed`,
+/// whose call gives a number below `n`. Each test keeps its own seed, so
+/// a failure names its case again.
+fn lcg(mut x: u32) -> impl FnMut(u32) -> u32 {
+    move |n| {
+        x = x.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+        (x >> 16) % n
+    }
+}
+
+/// Asserts that two verdicts are the same one: allowed or not, by the same
+/// rule, in the same reading.
+fn same_verdict(now: &Verdict<'_>, then: &Verdict<'_>, case: &dyn core::fmt::Debug) {
+    assert_eq!(now.allowed, then.allowed, "{case:?}");
+    assert_eq!(now.rule, then.rule, "{case:?}");
+    assert_eq!(now.reading, then.reading, "{case:?}");
+}
+
 #[test]
 fn byte_sets_never_reject_a_match() {
     extern crate std;
     use std::vec::Vec;
-    let mut x: u32 = 5;
-    let mut next = |n: u32| {
-        x = x.wrapping_mul(1_103_515_245).wrapping_add(12_345);
-        (x >> 16) % n
-    };
+    let mut next = lcg(5);
     let mut matched = 0;
     for _ in 0..3000 {
         // Some subjects lack `$` and `*`.
@@ -47,11 +61,7 @@ fn byte_sets_never_reject_a_match() {
 fn second_keys_never_reject_a_match() {
     extern crate std;
     use std::vec::Vec;
-    let mut x: u32 = 7;
-    let mut next = |n: u32| {
-        x = x.wrapping_mul(1_103_515_245).wrapping_add(12_345);
-        (x >> 16) % n
-    };
+    let mut next = lcg(7);
     let mut matched = 0;
     for _ in 0..20_000 {
         let subject: Vec<u8> = (0..next(24)).map(|_| b"/ab"[next(3) as usize]).collect();
@@ -92,11 +102,7 @@ fn second_keys_never_reject_a_match() {
 fn target_tests_agree_with_percent() {
     extern crate std;
     use std::vec::Vec;
-    let mut x: u32 = 9;
-    let mut next = |n: u32| {
-        x = x.wrapping_mul(1_103_515_245).wrapping_add(12_345);
-        (x >> 16) % n
-    };
+    let mut next = lcg(9);
     let mut canonical = 0;
     for _ in 0..20_000 {
         // Mostly plain octets, with now and then any octet at all.
@@ -144,11 +150,7 @@ fn target_tests_agree_with_percent() {
 fn star_needs_never_reject_a_match() {
     extern crate std;
     use std::vec::Vec;
-    let mut x: u32 = 13;
-    let mut next = |n: u32| {
-        x = x.wrapping_mul(1_103_515_245).wrapping_add(12_345);
-        (x >> 16) % n
-    };
+    let mut next = lcg(13);
     // Octets of distinct classes, and octets sharing one (`.` and `N`,
     // `/` and `O`, `a` and `A`), with `*` and `$`.
     let alphabet = b"/ab.NOA1*$";
@@ -231,11 +233,7 @@ fn policies_list_every_star_need() {
 
 #[test]
 fn head_tables_are_the_key_test() {
-    let mut x: u32 = 3;
-    let mut next = |n: u32| {
-        x = x.wrapping_mul(1_103_515_245).wrapping_add(12_345);
-        (x >> 16) % n
-    };
+    let mut next = lcg(3);
     let mut admitted = 0;
     for _ in 0..50_000 {
         // Octets from a small alphabet (with NUL and 0xFF, which a
@@ -331,11 +329,7 @@ fn keys_never_reject_a_match() {
 fn own_canonical_targets_are_judged_as_their_forms_would_be() {
     extern crate std;
     use std::{format, string::String, vec::Vec};
-    let mut x: u32 = 11;
-    let mut next = |n: u32| {
-        x = x.wrapping_mul(1_103_515_245).wrapping_add(12_345);
-        (x >> 16) % n
-    };
+    let mut next = lcg(11);
     // Escapes in both cases, of reserved, unreserved and non-ASCII octets;
     // raw octets some form encodes; wildcards.
     const PIECES: &[&str] = &[
@@ -366,9 +360,7 @@ fn own_canonical_targets_are_judged_as_their_forms_would_be() {
             let now = decide::<_, 256>(&policy, &t);
             let forms = evaluate(&policy, Subj::Slice(&t), None, Some(Subj::Slice(&t)));
             denied += usize::from(!now.allowed);
-            assert_eq!(now.allowed, forms.allowed, "{body}{t:?}");
-            assert_eq!(now.rule, forms.rule, "{body}{t:?}");
-            assert_eq!(now.reading, forms.reading, "{body}{t:?}");
+            same_verdict(&now, &forms, &(&body, &t));
         }
     }
     assert!(
@@ -384,11 +376,7 @@ fn own_canonical_targets_are_judged_as_their_forms_would_be() {
 fn query_blind_files_judge_as_the_built_forms_do() {
     extern crate std;
     use std::{format, string::String, vec::Vec};
-    let mut x: u32 = 13;
-    let mut next = |n: u32| {
-        x = x.wrapping_mul(1_103_515_245).wrapping_add(12_345);
-        (x >> 16) % n
-    };
+    let mut next = lcg(13);
     // `?` and `*` in some files, so that some are not query-blind.
     const RULE: &[&str] = &[
         "/", "a", "b", "/a", "%2F", "=", ":", "@", "é", " ", "?", "*",
@@ -433,9 +421,7 @@ fn query_blind_files_judge_as_the_built_forms_do() {
                 Some(Subj::Slice(&t)),
             );
             denied += usize::from(!now.allowed);
-            assert_eq!(now.allowed, forms.allowed, "{body}{t:?}");
-            assert_eq!(now.rule, forms.rule, "{body}{t:?}");
-            assert_eq!(now.reading, forms.reading, "{body}{t:?}");
+            same_verdict(&now, &forms, &(&body, &t));
         }
     }
     assert!(
@@ -451,11 +437,7 @@ fn query_blind_files_judge_as_the_built_forms_do() {
 fn literal_views_are_literals() {
     extern crate std;
     use std::{format, string::String};
-    let mut x: u32 = 17;
-    let mut next = |n: u32| {
-        x = x.wrapping_mul(1_103_515_245).wrapping_add(12_345);
-        (x >> 16) % n
-    };
+    let mut next = lcg(17);
     const PIECES: &[&str] = &["/", "a", "bc", "*", "$", "%2f", "é", "defghij"];
     let mut literal = 0;
     for _ in 0..3_000 {
