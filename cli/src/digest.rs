@@ -531,7 +531,7 @@ mod tests {
     }
 
     /// (link text, destination) of every link pulldown-cmark finds.
-    fn links(md: &str) -> Vec<(String, String)> {
+    pub(super) fn links(md: &str) -> Vec<(String, String)> {
         let mut out = Vec::new();
         let mut cur: Option<(String, String)> = None;
         for ev in Parser::new(md) {
@@ -780,27 +780,7 @@ mod tests {
 mod properties {
     use super::*;
     use proptest::prelude::*;
-    use pulldown_cmark::{Event, Parser, Tag, TagEnd};
-
-    fn one_link(md: &str) -> Vec<(String, String)> {
-        let mut out = Vec::new();
-        let mut cur: Option<(String, String)> = None;
-        for ev in Parser::new(md) {
-            match ev {
-                Event::Start(Tag::Link { dest_url, .. }) => {
-                    cur = Some((String::new(), dest_url.to_string()))
-                }
-                Event::Text(t) | Event::Code(t) => {
-                    if let Some(c) = cur.as_mut() {
-                        c.0.push_str(&t)
-                    }
-                }
-                Event::End(TagEnd::Link) => out.extend(cur.take()),
-                _ => {}
-            }
-        }
-        out
-    }
+    use pulldown_cmark::{Event, Parser, Tag};
 
     fn title_chars() -> impl Strategy<Value = String> {
         proptest::collection::vec(
@@ -827,7 +807,7 @@ mod properties {
         fn any_title_and_url_stay_one_exact_link(title in title_chars(), path in "[ -~]{0,30}") {
             let url = format!("https://a.example/{path}");
             let line = item_line(&DigestItem { title: title.clone(), url: url.clone(), published: None, also_in: vec![] });
-            let links = one_link(&format!("# Digest\n\n## S\n\n{line}\n"));
+            let links = super::tests::links(&format!("# Digest\n\n## S\n\n{line}\n"));
             prop_assert_eq!(links.len(), 1, "{}", line);
             let want_title = if title.trim().is_empty() {
                 url.clone()
@@ -860,7 +840,7 @@ mod properties {
                 .filter(|e| matches!(e, Event::Start(Tag::Heading { .. })))
                 .count();
             prop_assert_eq!(headings, 2, "{}", md);
-            prop_assert!(one_link(&md).is_empty(), "{}", md);
+            prop_assert!(super::tests::links(&md).is_empty(), "{}", md);
         }
 
         /// Arbitrary text never panics the sources.toml or OPML readers.
