@@ -128,6 +128,9 @@ pub struct Policy {
     /// No kept value, form or text holds a `*` or a `?` (see
     /// [`RuleSet::query_blind`]).
     query_blind: bool,
+    /// Every form of every rule is a prefix, and no rule is cut (see
+    /// [`RuleSet::prefixes_only`]).
+    prefixes_only: bool,
     /// The file in the other [`Variant`]s that read it otherwise, with
     /// the rules they select (see `robots::variant`); empty for nearly
     /// every file. A path is allowed only if each allows it too. One
@@ -355,10 +358,8 @@ impl PolicyBuilder<'_> {
             Vec::new()
         };
         let star_needs = star_needs(&rules, &keys, &arena);
-        // The arena holds every kept value and form: one search answers for
-        // all of them (anything else in it could only answer no, which
-        // costs the full path and nothing else).
-        let query_blind = memchr::memchr2(b'*', b'?', &arena).is_none();
+        let (query_blind, prefixes) = wildcard_free(&arena);
+        let prefixes_only = prefixes && extras.iter().all(|e| e.cut_from.is_none());
         arena.shrink_to_fit();
         own_forms.shrink_to_fit();
         let policy = Policy {
@@ -377,6 +378,7 @@ impl PolicyBuilder<'_> {
             truncated,
             rules_escape: false,
             query_blind,
+            prefixes_only,
             variants: None,
         };
         (policy, values_plain)
@@ -568,6 +570,31 @@ impl Stored {
             }
         };
         &mut self.extras[k]
+    }
+}
+
+/// Whether no kept value, form or text holds a `*` or a `?` (see
+/// [`RuleSet::query_blind`]), and whether none holds a `*` or a `$`, so
+/// that every form is a prefix (see [`RuleSet::prefixes_only`]; a `$`
+/// that is no anchor leaves the file to the walk too). The arena holds
+/// them all: one search answers for all of them, and anything else in it
+/// could only answer no, which costs the full path and nothing else. The
+/// second is asked only where the evaluator has a path for such files.
+fn wildcard_free(arena: &[u8]) -> (bool, bool) {
+    if !crate::BLOCKS_VECTORISE {
+        return (memchr::memchr2(b'*', b'?', arena).is_none(), false);
+    }
+    match memchr::memchr3(b'*', b'?', b'$', arena) {
+        None => (true, true),
+        // None of the three comes before `i`.
+        Some(i) => {
+            let rest = &arena[i..];
+            let star = memchr::memchr(b'*', rest).is_some();
+            (
+                !star && memchr::memchr(b'?', rest).is_none(),
+                !star && memchr::memchr(b'$', rest).is_none(),
+            )
+        }
     }
 }
 
@@ -1020,6 +1047,17 @@ impl<'a> RuleSet<'a> for &'a Policy {
     #[inline]
     fn star_need(self, k: usize) -> Option<(usize, u64)> {
         self.star_needs.get(k).map(|&(i, need)| (i as usize, need))
+    }
+
+    #[inline]
+    fn prefixes_only(self) -> bool {
+        self.prefixes_only
+    }
+
+    #[inline(always)]
+    fn prefix(self, i: usize) -> (RuleKind, u8, &'a [u8]) {
+        let r = &self.rules[i];
+        (r.kind, r.readings, r.spec.get(&self.arena))
     }
 
     #[inline]

@@ -12,6 +12,7 @@
 
 mod filter;
 mod keys;
+mod prefixes;
 mod rules;
 mod scan;
 mod subject;
@@ -308,6 +309,9 @@ fn evaluate<'a, R: RuleSet<'a>>(
 /// without [`crate::BLOCKS_VECTORISE`]) it is one call instead.
 fn evaluate_own<'a, R: RuleSet<'a>>(rules: R, t: &[u8]) -> Verdict<'a> {
     if crate::BLOCKS_VECTORISE {
+        if rules.prefixes_only() {
+            return prefixes::evaluate(rules, t);
+        }
         evaluate_forms(rules, Subj::Slice(t), None, None)
     } else {
         evaluate(rules, Subj::Slice(t), None, None)

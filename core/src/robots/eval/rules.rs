@@ -132,4 +132,17 @@ pub(crate) trait RuleSet<'a>: Copy {
     }
     /// Rule `i`.
     fn view(self, i: usize) -> RuleView<'a>;
+    /// Whether every rule is a prefix in every form (see
+    /// [`super::prefixes`]): no `*`, no `$`, and no cut.
+    #[inline]
+    fn prefixes_only(self) -> bool {
+        false
+    }
+    /// Rule `i`'s kind, readings and canonical form: what
+    /// [`super::prefixes`] reads of a rule, without building its view.
+    #[inline]
+    fn prefix(self, i: usize) -> (RuleKind, u8, &'a [u8]) {
+        let r = self.view(i);
+        (r.kind, r.readings, r.spec)
+    }
 }

@@ -467,3 +467,108 @@ fn literal_views_are_literals() {
     }
     assert!(literal > 300, "{literal}");
 }
+
+/// A file whose rules are all prefixes is judged by `prefixes::evaluate`
+/// (for a target that is its own form in every reading): the verdict must
+/// be the walk's with every form built, in every reading's selection (a
+/// named group the spec selects and Google does not), with rules that have
+/// forms of their own (a raw space or brace, which Google keeps and the
+/// canonical form encodes; a delimiter after a `?`), ties, and rules longer
+/// than the keys.
+#[test]
+fn prefix_files_judge_as_the_walk_does() {
+    extern crate std;
+    use std::{format, string::String, vec::Vec};
+    let mut next = lcg(19);
+    // The last two make a file the walk's alone.
+    const RULE: &[&str] = &[
+        "/",
+        "a",
+        "b",
+        "ab",
+        "/a",
+        "%41",
+        " ",
+        "{",
+        "é",
+        "?",
+        "=",
+        ":",
+        "defghijklmnop",
+        "*",
+        "$",
+    ];
+    const TARGET: &[&str] = &[
+        "/",
+        "a",
+        "b",
+        "ab",
+        "?",
+        "=",
+        ":",
+        "%20",
+        "%7B",
+        "é",
+        "defghijklmnop",
+    ];
+    let form = |view: percent::Normalized<'_>| {
+        let mut v = view;
+        let mut out = Vec::new();
+        while let Some(b) = v.next_byte() {
+            out.push(b);
+        }
+        out
+    };
+    let (mut files, mut prefix_files, mut own_form_files) = (0, 0, 0);
+    let (mut judged, mut denied, mut google_denied) = (0, 0, 0);
+    for _ in 0..3_000 {
+        let mut body = String::new();
+        for group in 0..1 + next(3) {
+            let agent = if group == 1 { "bo" } else { "*" };
+            body.push_str(&format!("User-agent: {agent}\n"));
+            for _ in 0..1 + next(6) {
+                let kind = if next(2) == 0 { "Allow" } else { "Disallow" };
+                // A rule in twenty may draw `*` or `$`.
+                let pieces = if next(20) == 0 { 0 } else { 2 };
+                let value: String = (0..next(4))
+                    .map(|_| RULE[next(RULE.len() as u32 - pieces) as usize])
+                    .collect();
+                body.push_str(&format!("{kind}: /{value}\n"));
+            }
+        }
+        let policy = Policy::parse(body.as_bytes(), "bot");
+        files += 1;
+        if !(&policy).prefixes_only() {
+            continue;
+        }
+        prefix_files += 1;
+        own_form_files += usize::from((&policy).own_form_rule(0).is_some());
+        for _ in 0..20 {
+            let t: Vec<u8> = core::iter::once("/")
+                .chain((0..next(6)).map(|_| TARGET[next(TARGET.len() as u32) as usize]))
+                .flat_map(|p| p.bytes())
+                .collect();
+            judged += 1;
+            let now = decide::<_, 256>(&policy, &t);
+            let canon = form(percent::Normalized::new(&t));
+            let rfc = form(percent::Normalized::rfc(&t));
+            let walk = evaluate(
+                &policy,
+                Subj::Slice(&canon),
+                Some(Subj::Slice(&rfc)),
+                Some(Subj::Slice(&t)),
+            );
+            denied += usize::from(!now.allowed);
+            google_denied += usize::from(!now.allowed && now.reading == Reading::Google);
+            same_verdict(&now, &walk, &(&body, &t));
+        }
+    }
+    assert!(
+        prefix_files > files * 2 / 3
+            && (300..prefix_files - 300).contains(&own_form_files)
+            && denied > 10_000
+            && google_denied > 2_000,
+        "{prefix_files} of {files} files, {own_form_files} with own forms; \
+         {judged} judged, {denied} denied, {google_denied} by Google's reading"
+    );
+}
