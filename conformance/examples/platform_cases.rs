@@ -9,6 +9,9 @@
 //! Without arguments: the generator families and the in-repository slice
 //! (`benches/data/robots-slice/`), the set whose answers are committed.
 //! With `--corpus DIR`: every file of DIR (the full corpus), for a live run.
+//! With `--seed N [BODIES]`: the generator families from seed N (BODIES
+//! bodies each, 300 by default), new samples of the same shapes for a
+//! live run; check the oracle's answers with the `platform_check` example.
 //! Files that cannot be asked about are named on stderr with the reason.
 
 use std::io::Write;
@@ -24,8 +27,20 @@ fn main() {
             wr_conformance::platform::cases(Some(&slice))
         }
         [flag, dir] if flag == "--corpus" => cases::real_dir(std::path::Path::new(dir), "corpus"),
+        [flag, seed, rest @ ..] if flag == "--seed" && rest.len() <= 1 => {
+            let number = |s: &str| s.parse::<u64>().ok();
+            match (number(seed), rest.first().map_or(Some(300), |b| number(b))) {
+                (Some(seed), Some(bodies)) => {
+                    Ok((cases::generated_with(seed, bodies as usize), Vec::new()))
+                }
+                _ => {
+                    eprintln!("platform_cases: --seed takes a number, and a number of bodies");
+                    std::process::exit(2);
+                }
+            }
+        }
         _ => {
-            eprintln!("usage: platform_cases [--corpus DIR]");
+            eprintln!("usage: platform_cases [--corpus DIR | --seed N [BODIES]]");
             std::process::exit(2);
         }
     };

@@ -67,8 +67,9 @@ pub const MAX_BODY: usize = 500 * 1024;
 /// - `whole_agent`: "For each User-agent value U (lowercased)" (9.1.3) read
 ///   literally: U is the whole value, not its product token;
 /// - `reserved_escapes`: an escape of a printable ASCII octet other than
-///   `%` (`%2F`, `%3F`, `%3D`...) names that octet, in the file and in the
-///   target (Python's parser unquotes before it compares);
+///   `%` (`%2F`, `%3F`, `%3D`...) names that octet, and a `%` that starts
+///   no escape is `%25`, in the file and in the target (Python's parser
+///   unquotes and quotes again before it compares);
 /// - `empty_agent`: an empty User-agent value is a name, and "U is a
 ///   prefix of T" holds for it (the shortest match there is).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -565,28 +566,31 @@ fn never_sent_raw(b: u8, query: bool) -> bool {
 }
 
 /// `octets` with each escape of a printable ASCII octet other than `%`
-/// read as the octet, either case (the `reserved_escapes` reading, see
-/// [`Options`]).
+/// read as the octet, either case, and each `%` that starts no escape
+/// written `%25` (the `reserved_escapes` reading, see [`Options`]).
 fn decode_slash_and_question(octets: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(octets.len());
     let mut i = 0;
     while i < octets.len() {
-        let named = match octets.get(i..i + 3) {
-            Some([b'%', h, l]) => hex_value(*h)
-                .zip(hex_value(*l))
-                .map(|(h, l)| h << 4 | l)
-                // Printable ASCII, but not `%` itself, nor an unreserved
-                // octet: `normalize` decodes those in every reading, once
-                // (decoding them here too would decode `%%37E` twice).
-                .filter(|&o| (0x21..=0x7E).contains(&o) && o != b'%' && !is_unreserved(o)),
+        let escape = match octets.get(i..i + 3) {
+            Some([b'%', h, l]) => hex_value(*h).zip(hex_value(*l)).map(|(h, l)| h << 4 | l),
             _ => None,
         };
-        match named {
-            Some(o) => {
+        // Printable ASCII, but not `%` itself, nor an unreserved octet:
+        // `normalize` decodes those in every reading, once (decoding them
+        // here too would decode `%%37E` twice).
+        let named =
+            escape.filter(|&o| (0x21..=0x7E).contains(&o) && o != b'%' && !is_unreserved(o));
+        match (named, escape) {
+            (Some(o), _) => {
                 out.push(o);
                 i += 3;
             }
-            None => {
+            (None, None) if octets[i] == b'%' => {
+                out.extend_from_slice(b"%25");
+                i += 1;
+            }
+            _ => {
                 out.push(octets[i]);
                 i += 1;
             }

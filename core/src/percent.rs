@@ -90,14 +90,38 @@ fn escaped_printable(h: u8, l: u8) -> Option<u8> {
     ((0x21..=0x7e).contains(&o) && o != b'%' && !is_unreserved(o)).then_some(o)
 }
 
-/// Whether `s` holds an escape of a printable ASCII octet that is neither
-/// `%` nor unreserved (`%2F`, `%3F`, `%3D`, `%26`...), which the reading
-/// of issue #18 compares as the octet it names.
+/// How Python's unquote-then-quote reads the `%` at `i` of `s`, where the
+/// canonical form reads it otherwise.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Unquoted {
+    /// An escape of a printable octet that is neither `%` nor unreserved
+    /// (`%2F`, `%3F`, `%3D`): the octet itself.
+    Octet(u8),
+    /// A `%` that starts no escape (`/a%b`, a final `%`): the octet `%`,
+    /// which quoting writes `%25`. The canonical form keeps it raw, so
+    /// that `/a%b` and `/a%25b` would never be the same octets there.
+    Lone,
+    /// Any other escape: read the same both ways.
+    Same,
+}
+
+#[inline]
+fn unquoted(s: &[u8], i: usize) -> Unquoted {
+    match s.get(i + 1..i + 3) {
+        Some(&[h, l]) if hex_val(h).is_some() && hex_val(l).is_some() => {
+            escaped_printable(h, l).map_or(Unquoted::Same, Unquoted::Octet)
+        }
+        _ => Unquoted::Lone,
+    }
+}
+
+/// Whether `s` holds a `%` that the reading of issue #18 compares
+/// otherwise than the canonical form does: an escape of a printable ASCII
+/// octet that is neither `%` nor unreserved (`%2F`, `%3F`, `%3D`,
+/// `%26`...), compared as the octet it names, or a `%` that starts no
+/// escape, compared as `%25` (see [`decode_reserved`]).
 pub fn has_reserved_escape(s: &[u8]) -> bool {
-    let at = |i: usize| match s.get(i + 1..i + 3) {
-        Some(&[h, l]) => escaped_printable(h, l).is_some(),
-        _ => false,
-    };
+    let at = |i: usize| unquoted(s, i) != Unquoted::Same;
     // A request target is short and, when it has one escape, has several
     // (`/%E6%97%A5`): read in line, where a `memchr` call per `%` cost 70
     // instructions an escape. A body's values go at `memchr` speed.
@@ -114,13 +138,14 @@ pub fn has_reserved_escape(s: &[u8]) -> bool {
     memchr::memchr_iter(b'%', s).any(at)
 }
 
-/// Feeds `s` to `out` with each escape [`has_reserved_escape`] looks for
-/// read as its octet (`%2F` as `/`, `%3F` as `?`, `%3D` as `=`):
-/// Python's `urllib.robotparser`, the platform parser of spec 15.1,
-/// unquotes a URL and quotes it again before it compares, so `/a%2Fb` is
-/// `/a/b` and `?q%3Dx` is `?q=x` to it, and an under-block there is one
-/// here (issue #18). `%25` stays: read as `%`, it would make escapes of
-/// octets that were not escaped.
+/// Feeds `s` to `out` as Python's `urllib.robotparser`, the platform
+/// parser of spec 15.1, compares it: it unquotes a URL and quotes it again
+/// before it compares, so `/a%2Fb` is `/a/b` and `?q%3Dx` is `?q=x` to it,
+/// and `/a%b` (a `%` that starts no escape, left as it is by unquoting)
+/// is `/a%25b`; an under-block there is one here (issue #18). So each
+/// escape [`has_reserved_escape`] looks for is read as its octet, and each
+/// `%` that starts no escape is written `%25`. `%25` itself stays: read as
+/// `%`, it would make escapes of octets that were not escaped.
 // `dyn`: every caller is a rare path, and one copy keeps the embedded
 // artefacts within their size budgets; runs between escapes go out whole.
 pub fn decode_reserved(s: &[u8], out: &mut dyn FnMut(&[u8])) {
@@ -129,13 +154,18 @@ pub fn decode_reserved(s: &[u8], out: &mut dyn FnMut(&[u8])) {
         if i < run {
             continue;
         }
-        if let Some(o) = s
-            .get(i + 1..i + 3)
-            .and_then(|e| escaped_printable(e[0], e[1]))
-        {
-            out(&s[run..i]);
-            out(&[o]);
-            run = i + 3;
+        match unquoted(s, i) {
+            Unquoted::Octet(o) => {
+                out(&s[run..i]);
+                out(&[o]);
+                run = i + 3;
+            }
+            Unquoted::Lone => {
+                out(&s[run..i]);
+                out(b"%25");
+                run = i + 1;
+            }
+            Unquoted::Same => {}
         }
     }
     out(&s[run..]);
@@ -703,6 +733,38 @@ mod tests {
         assert_eq!(norm(b"/100%"), b"/100%");
         assert_eq!(norm(b"/%zz%4"), b"/%zz%4");
         assert_eq!(norm(b"/*.pdf$"), b"/*.pdf$");
+    }
+
+    fn unquoted(s: &[u8]) -> Vec<u8> {
+        let mut v = Vec::new();
+        decode_reserved(s, &mut |c| v.extend_from_slice(c));
+        v
+    }
+
+    #[test]
+    fn the_unquoted_reading_names_reserved_escapes_and_quotes_a_lone_percent() {
+        // Escapes of printable reserved octets name them, in either case.
+        assert_eq!(unquoted(b"/a%2Fb%3fq%3D1"), b"/a/b?q=1");
+        // Other escapes stay as written, `%25` too (read as `%`, it would
+        // start escapes that were never written).
+        assert_eq!(unquoted(b"/%7e%E3%83%84%2541"), b"/%7e%E3%83%84%2541");
+        // A `%` that starts no escape is `%25`: mid-value, before a
+        // non-hex octet or a single hex digit, and last.
+        assert_eq!(unquoted(b"/a%b"), b"/a%25b");
+        assert_eq!(unquoted(b"/%zz%4"), b"/%25zz%254");
+        assert_eq!(unquoted(b"/100%"), b"/100%25");
+        assert_eq!(unquoted(b"/%%41"), b"/%25%41");
+        for s in [&b"/a%b"[..], b"/100%", b"/a%2Fb", b"/%3d"] {
+            assert!(has_reserved_escape(s), "{s:?}");
+        }
+        for s in [&b"/a%25b"[..], b"/%7E", b"/%E3%83%84", b"/plain"] {
+            assert!(!has_reserved_escape(s), "{s:?}");
+            assert_eq!(unquoted(s), s);
+        }
+        // The long path of `has_reserved_escape` (64 octets and more).
+        let long = [&[b'a'; 70][..], b"%"].concat();
+        assert!(has_reserved_escape(&long));
+        assert!(!has_reserved_escape(&[&[b'a'; 70][..], b"%41"].concat()));
     }
 
     #[test]

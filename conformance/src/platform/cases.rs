@@ -643,10 +643,17 @@ fn mixed(rng: &mut Rng) -> String {
 /// The generated inputs: [`BODIES_PER_FAMILY`] bodies of each of
 /// [`FAMILIES`], with up to 8 URLs each.
 pub fn generated() -> Vec<Input> {
+    generated_with(SEED, BODIES_PER_FAMILY)
+}
+
+/// [`generated`]'s families from another `seed`, `per_family` bodies
+/// each: new samples of the same shapes, for a live run against the
+/// oracle (the committed answers are for [`SEED`]).
+pub fn generated_with(seed: u64, per_family: usize) -> Vec<Input> {
     let mut out = Vec::new();
     for family in FAMILIES {
-        let mut rng = Rng::new(SEED, family);
-        for n in 0..BODIES_PER_FAMILY {
+        let mut rng = Rng::new(seed, family);
+        for n in 0..per_family {
             let body = match *family {
                 "unicode-space" => unicode_space(&mut rng),
                 "padding" => padding(&mut rng),
@@ -658,7 +665,11 @@ pub fn generated() -> Vec<Input> {
             };
             let urls = urls_for(&body, 8, &mut rng);
             out.push(Input {
-                id: format!("gen/{family}/{n}"),
+                id: if seed == SEED {
+                    format!("gen/{family}/{n}")
+                } else {
+                    format!("gen-{seed}/{family}/{n}")
+                },
                 family: family.to_string(),
                 body,
                 urls,

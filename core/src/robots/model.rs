@@ -712,20 +712,37 @@ impl Policy {
         }
     }
 
-    /// Whether some kept value, as written, escapes a printable octet (see
-    /// `Variant::RESERVED_ESCAPES`). The values lie first in the arena,
-    /// end to end (their forms after them): one search for a `%` tells
-    /// nearly every file that none does. An escape spread over two values
-    /// only costs a needless second reading.
+    /// Whether some kept value, as written, holds a `%` that
+    /// `Variant::RESERVED_ESCAPES` reads otherwise (an escape of a
+    /// printable octet, or a `%` that starts no escape). The values lie
+    /// first in the arena, end to end (their forms after them): one search
+    /// for a `%` tells nearly every file that none does, and each value
+    /// holding one is then read on its own, since a `%` that ends a value
+    /// starts no escape whatever the next value begins with.
     fn values_escape(&self) -> bool {
+        let end_of = |t: Span| (t.0 + t.1) as usize;
         // The last rule's value ends the values.
         let end = self
             .rules
             .len()
             .checked_sub(1)
-            .map(|i| self.text_of(i))
-            .map(|t| (t.0 + t.1) as usize);
-        percent::has_reserved_escape(&self.arena[..end.unwrap_or(0).min(self.arena.len())])
+            .map(|i| end_of(self.text_of(i)));
+        let values = &self.arena[..end.unwrap_or(0).min(self.arena.len())];
+        let (mut i, mut read_to) = (0, 0);
+        for p in memchr::memchr_iter(b'%', values) {
+            if p < read_to {
+                continue;
+            }
+            while i < self.rules.len() && end_of(self.text_of(i)) <= p {
+                i += 1;
+            }
+            let text = self.text_of(i);
+            if percent::has_reserved_escape(text.get(&self.arena)) {
+                return true;
+            }
+            read_to = end_of(text);
+        }
+        false
     }
 
     /// What rule `i`'s extra adds to its view: its text, its RFC 9309 and

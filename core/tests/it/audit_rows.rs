@@ -294,6 +294,46 @@ fn escapes_of_slash_and_question_mark_name_them_in_one_reading() {
     assert_rows(RESERVED_ESCAPES);
 }
 
+/// A `%` that starts no escape is the octet `%`, which Python's parser
+/// quotes as `%25` after it unquotes: `/a%b` and `/a%25b` are the same
+/// URL to it, in either place (found by the platform differential on a
+/// generator seed of its own, 19 to 22; `conformance/examples/platform_check.rs`).
+const LONE_PERCENT: &[Row] = &[
+    (
+        "a % that starts no escape in the target",
+        "User-agent: *\nDisallow: /a%25b\n",
+        "/a%b",
+        Some("/a%c"),
+    ),
+    (
+        "a % that starts no escape in the rule",
+        "User-agent: *\nDisallow: /a%b\n",
+        "/a%25b/x",
+        Some("/a%25c"),
+    ),
+    (
+        "a % that ends a rule, before a rule that starts with hex digits",
+        "User-agent: *\nDisallow: /x%\nDisallow: 41\n",
+        "/x%25y",
+        Some("/xy"),
+    ),
+    (
+        "gen-20/mixed/566: a lone % in the target, the rule in the group only the whole-agent reading selects",
+        " User-agent : walsh\rCrawl-delay : 2\rdisallow:/a%25b\rAllow:/[id]/\u{202f}\r\r\
+         User-agent :Walsh-Research\t1.2\u{2009}\rAllow : /a%b \r Disallow:/caf%C3%A9\u{2007}\r \
+         User-agent :walsh-research-bot\r User-agent:Walsh-Research/1.2 (+https://wal.sh/bot/)\r\
+         disallow :*<price\r Disallow :/a|b\r Disallow:/private\u{a0} # note\rDisallow: /a\\b\r\
+         User-agent:* Walsh-Research\u{2003}\r Crawl-delay:2 # note\r\r",
+        "/a%b?q=1",
+        Some("/b"),
+    ),
+];
+
+#[test]
+fn a_percent_that_starts_no_escape_is_percent_25_in_one_reading() {
+    assert_rows(LONE_PERCENT);
+}
+
 /// An empty `User-agent` value (9.1.3 read literally: "" is a prefix of
 /// every token; Python's parser applies it): its group is ours in one
 /// reading.
