@@ -40,6 +40,11 @@ fn rows() -> Vec<(&'static str, String, &'static str)> {
             "User-agent:\nDisallow: /private\n\nUser-agent: *\nAllow: /\n".into(),
             "/private/feed.xml",
         ),
+        (
+            "lone-percent.test",
+            "User-agent: *\nDisallow: /a%25b\n".into(),
+            "/a%b/feed.xml",
+        ),
     ]
 }
 
