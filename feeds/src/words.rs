@@ -90,7 +90,7 @@ impl Present for MatchedRule<'_> {
 /// base reading).
 impl Present for Variant {
     fn present(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        const OPTIONS: [(u8, &str); 5] = [
+        const OPTIONS: [(u8, &str); 6] = [
             (Variant::UNICODE_SPACE, "Unicode spaces trimmed"),
             (Variant::WHOLE_AGENT, "User-agent values read whole"),
             (Variant::LINE_LIMIT, "lines cut at 16,663 octets"),
@@ -101,6 +101,10 @@ impl Present for Variant {
             (
                 Variant::EMPTY_AGENT,
                 "an empty User-agent value a prefix of every token",
+            ),
+            (
+                Variant::BOM_KEPT,
+                "a byte-order mark read as text of the first line",
             ),
         ];
         let mut sep = "";
@@ -774,7 +778,7 @@ mod tests {
             words(&every),
             "Unicode spaces trimmed, User-agent values read whole, lines cut at 16,663 \
              octets, escapes such as %2F read as their octets, an empty User-agent value a \
-             prefix of every token"
+             prefix of every token, a byte-order mark read as text of the first line"
         );
         assert_eq!(words(&Variant::BASE), "");
         assert_eq!(reading(Reading::Rfc9309), "RFC 9309's reading");

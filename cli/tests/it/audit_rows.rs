@@ -45,6 +45,11 @@ fn rows() -> Vec<(&'static str, String, &'static str)> {
             "User-agent: *\nDisallow: /a%25b\n".into(),
             "/a%b/feed.xml",
         ),
+        (
+            "bom.test",
+            "\u{feff}User-agent: walsh\nAllow: /a\n\nUser-agent: walsh\nDisallow: /a\n".into(),
+            "/a/feed.xml",
+        ),
     ]
 }
 

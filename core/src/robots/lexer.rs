@@ -83,13 +83,34 @@ pub fn lines(body: &[u8]) -> Lines<'_> {
 
 /// [`lines`] as `variant` reads them (see [`Variant`]).
 pub fn lines_in(body: &[u8], variant: Variant) -> Lines<'_> {
+    let rest = if variant.bom_kept() {
+        body
+    } else {
+        skip_bom(body)
+    };
     Lines {
-        rest: skip_bom(body),
+        rest,
         number: 0,
         ends: Ends::new(),
         variant,
-        diverges: 0,
+        diverges: if bom_may_matter(body, rest) {
+            Variant::BOM_KEPT
+        } else {
+            0
+        },
     }
+}
+
+/// Whether a byte-order mark was skipped from `body` (leaving `rest`) in
+/// front of a first line that may be a directive: kept, the mark makes it
+/// none (see [`Variant::BOM_KEPT`]). A first line that is blank or a
+/// comment reads the same either way.
+fn bom_may_matter(body: &[u8], rest: &[u8]) -> bool {
+    if rest.len() == body.len() {
+        return false;
+    }
+    let first = &rest[blanks(rest)..];
+    !matches!(first.first(), None | Some(b'#' | b'\n' | b'\r'))
 }
 
 /// Iterator returned by [`lines`].
@@ -105,7 +126,7 @@ pub struct Lines<'a> {
 impl Lines<'_> {
     /// The [`Variant`] options under which some line read so far may be
     /// read otherwise (a union of `Variant::UNICODE_SPACE` and
-    /// `Variant::LINE_LIMIT`): the base reading sets them, so that a file
+    /// `Variant::LINE_LIMIT` and `Variant::BOM_KEPT`): the base reading sets them, so that a file
     /// whose readings cannot differ is read once.
     pub fn diverges(&self) -> u8 {
         self.diverges

@@ -685,11 +685,11 @@ impl Policy {
         // line that starts with U+3000, a rule escaping `/` selected only
         // when Unicode's spaces are trimmed): its findings widen the
         // combinations read, until none is new.
-        let mut read = 1u32; // bit n: combination n read (0 is the base)
+        let mut read = 1u64; // bit n: combination n read (0 is the base)
         while let Some(bits) =
-            (1..=Variant::ALL).find(|&b| b & !diverges == 0 && read & (1 << b) == 0)
+            (1..=Variant::ALL).find(|&b| b & !diverges == 0 && read & (1u64 << b) == 0)
         {
-            read |= 1 << bits;
+            read |= 1u64 << bits;
             let variant = Variant::of(bits);
             let (p, found) = Policy::parse_in(body, token, variant);
             diverges |= found;

@@ -8,8 +8,10 @@
 //! T") or its product token, whether Google's 16,663-octet line limit
 //! applies, whether escapes such as `%2F` and `%3D` name `/` and `=` (as
 //! Python's parser, the platform parser of spec 15.1, reads them; RFC 9309
-//! and RFC 3986 keep them apart), and whether an empty `User-agent` value
-//! is a prefix of every token. Each option is a faithful reading, so a
+//! and RFC 3986 keep them apart), whether an empty `User-agent` value
+//! is a prefix of every token, and whether a byte-order mark at the start
+//! is skipped (Google) or is a character of the first line (RFC 9309's
+//! grammar has none; Python's parser keeps it). Each option is a faithful reading, so a
 //! path is allowed only if the file read in each combination of the
 //! options allows it.
 //!
@@ -45,8 +47,13 @@ impl Variant {
     /// every token (9.1.3 read literally: "U is a prefix of T"; Python's
     /// parser applies it too).
     pub const EMPTY_AGENT: u8 = 16;
+    /// A UTF-8 byte-order mark (or a prefix of one) at the start is kept
+    /// as octets of the first line, which is then no directive: RFC 9309's
+    /// grammar has no mark, and Python's parser reads `\u{feff}User-agent`
+    /// as an unknown field. The base reading skips it, as Google's does.
+    pub const BOM_KEPT: u8 = 32;
     /// Every option.
-    pub const ALL: u8 = 31;
+    pub const ALL: u8 = 63;
 
     /// This combination with the options `bits` added.
     pub const fn with(self, bits: u8) -> Variant {
@@ -93,6 +100,11 @@ impl Variant {
         self.0 & Variant::EMPTY_AGENT != 0
     }
 
+    /// See [`Variant::BOM_KEPT`].
+    pub const fn bom_kept(self) -> bool {
+        self.0 & Variant::BOM_KEPT != 0
+    }
+
     /// Stable keys for machine-readable output, one per option set; none
     /// for the base reading.
     pub fn keys(self) -> impl Iterator<Item = &'static str> {
@@ -104,10 +116,11 @@ impl Variant {
 }
 
 /// Each option: its bit and its key (`Variant::keys`).
-const OPTIONS: [(u8, &str); 5] = [
+const OPTIONS: [(u8, &str); 6] = [
     (Variant::UNICODE_SPACE, "unicode-space"),
     (Variant::WHOLE_AGENT, "whole-agent"),
     (Variant::LINE_LIMIT, "line-limit"),
     (Variant::RESERVED_ESCAPES, "reserved-escapes"),
     (Variant::EMPTY_AGENT, "empty-agent"),
+    (Variant::BOM_KEPT, "bom-kept"),
 ];
