@@ -733,6 +733,8 @@ impl Policy {
             if p < read_to {
                 continue;
             }
+            // The values lie in rule order: a cursor finds the one holding
+            // each `%` in one walk over the rules.
             while i < self.rules.len() && end_of(self.text_of(i)) <= p {
                 i += 1;
             }
@@ -771,8 +773,12 @@ impl Policy {
 
     /// The span of rule `i`'s value as written.
     fn text_of(&self, i: usize) -> Span {
-        let spec = self.rules.get(i).map_or(Span::default(), |r| r.spec);
-        extra_of(&self.extras, i).map_or(spec, |e| e.text)
+        match self.rules.get(i) {
+            // Only a rule with an extra has a text apart from its form.
+            Some(r) if r.extra => extra_of(&self.extras, i).map_or(r.spec, |e| e.text),
+            Some(r) => r.spec,
+            None => Span::default(),
+        }
     }
 
     /// [`Policy::parse`] in one [`Variant`], and the options under which
