@@ -125,9 +125,9 @@ pub struct Lines<'a> {
 
 impl Lines<'_> {
     /// The [`Variant`] options under which some line read so far may be
-    /// read otherwise (a union of `Variant::UNICODE_SPACE` and
-    /// `Variant::LINE_LIMIT` and `Variant::BOM_KEPT`): the base reading sets them, so that a file
-    /// whose readings cannot differ is read once.
+    /// read otherwise (a union of `Variant::UNICODE_SPACE`,
+    /// `Variant::LINE_LIMIT` and `Variant::BOM_KEPT`): the base reading
+    /// sets them, so that a file whose readings cannot differ is read once.
     pub fn diverges(&self) -> u8 {
         self.diverges
     }

@@ -77,14 +77,7 @@ pub(super) fn evaluate<'a, R: RuleSet<'a>>(rules: R, t: &[u8]) -> Verdict<'a> {
             }
         }
     }
-    // As the walk reports: the first reading that denies, else the spec's
-    // allowing rule.
-    for (reading, b) in Reading::ALL.into_iter().zip(best) {
-        if let Some(b) = b.filter(|b| b.kind == RuleKind::Disallow) {
-            return verdict(Some(rules.view(b.rule)), reading);
-        }
-    }
-    verdict(best[0].map(|b| rules.view(b.rule)), Reading::Spec)
+    verdict_of(rules, best)
 }
 
 /// Whether prefix `form` matches `t`. An empty value matches nothing
