@@ -16,6 +16,18 @@ fn lcg(mut x: u32) -> impl FnMut(u32) -> u32 {
     }
 }
 
+/// `count` pieces of `alphabet` drawn by `next`, end to end: the values and
+/// targets the evaluator's tests build.
+fn drawn(
+    next: &mut impl FnMut(u32) -> u32,
+    alphabet: &[&str],
+    count: u32,
+) -> alloc::string::String {
+    (0..count)
+        .map(|_| alphabet[next(alphabet.len() as u32) as usize])
+        .collect()
+}
+
 /// Asserts that two verdicts are the same one: allowed or not, by the same
 /// rule, in the same reading.
 fn same_verdict(now: &Verdict<'_>, then: &Verdict<'_>, case: &dyn core::fmt::Debug) {
@@ -357,7 +369,7 @@ fn keys_never_reject_a_match() {
 #[test]
 fn own_canonical_targets_are_judged_as_their_forms_would_be() {
     extern crate std;
-    use std::{format, string::String, vec::Vec};
+    use std::{format, string::String};
     let mut next = lcg(11);
     // Escapes in both cases, of reserved, unreserved and non-ASCII octets;
     // raw octets some form encodes; wildcards.
@@ -370,18 +382,16 @@ fn own_canonical_targets_are_judged_as_their_forms_would_be() {
         let mut body = String::from("User-agent: *\n");
         for _ in 0..1 + next(6) {
             let kind = if next(2) == 0 { "Allow" } else { "Disallow" };
-            let value: String = (0..1 + next(5))
-                .map(|_| PIECES[next(PIECES.len() as u32) as usize])
-                .collect();
+            let count = 1 + next(5);
+            let value = drawn(&mut next, PIECES, count);
             let anchor = if next(4) == 0 { "$" } else { "" };
             body.push_str(&format!("{kind}: /{value}{anchor}\n"));
         }
         let policy = Policy::parse(body.as_bytes(), "bot");
         for _ in 0..20 {
-            let t: Vec<u8> = core::iter::once("/")
-                .chain((0..next(6)).map(|_| PIECES[next(PIECES.len() as u32 - 1) as usize]))
-                .flat_map(|p| p.bytes())
-                .collect();
+            let count = next(6);
+            let t = format!("/{}", drawn(&mut next, &PIECES[..PIECES.len() - 1], count));
+            let t = t.as_bytes();
             if !percent::is_own_canonical(&t) || rfc_differs(&t) {
                 continue;
             }
@@ -404,7 +414,7 @@ fn own_canonical_targets_are_judged_as_their_forms_would_be() {
 #[test]
 fn query_blind_files_judge_as_the_built_forms_do() {
     extern crate std;
-    use std::{format, string::String, vec::Vec};
+    use std::{format, string::String};
     let mut next = lcg(13);
     // `?` and `*` in some files, so that some are not query-blind.
     const RULE: &[&str] = &[
@@ -418,19 +428,17 @@ fn query_blind_files_judge_as_the_built_forms_do() {
             let kind = if next(2) == 0 { "Allow" } else { "Disallow" };
             // A rule in three may draw `?` and `*` too.
             let pieces = if next(3) == 0 { 0 } else { 2 };
-            let value: String = (0..next(5))
-                .map(|_| RULE[next(RULE.len() as u32 - pieces) as usize])
-                .collect();
+            let count = next(5);
+            let value = drawn(&mut next, &RULE[..RULE.len() - pieces], count);
             let anchor = if next(5) == 0 { "$" } else { "" };
             body.push_str(&format!("{kind}: /{value}{anchor}\n"));
         }
         let policy = Policy::parse(body.as_bytes(), "bot");
         blind += usize::from((&policy).query_blind());
         for _ in 0..20 {
-            let t: Vec<u8> = core::iter::once("/")
-                .chain((0..next(8)).map(|_| TARGET[next(TARGET.len() as u32) as usize]))
-                .flat_map(|p| p.bytes())
-                .collect();
+            let count = next(8);
+            let t = format!("/{}", drawn(&mut next, TARGET, count));
+            let t = t.as_bytes();
             judged += 1;
             let now = decided_as_the_walk_decides(&policy, &t, &(&body, &t));
             denied += usize::from(!now.allowed);
@@ -448,14 +456,13 @@ fn query_blind_files_judge_as_the_built_forms_do() {
 #[test]
 fn literal_views_are_literals() {
     extern crate std;
-    use std::{format, string::String};
+    use std::format;
     let mut next = lcg(17);
     const PIECES: &[&str] = &["/", "a", "bc", "*", "$", "%2f", "é", "defghij"];
     let mut literal = 0;
     for _ in 0..3_000 {
-        let value: String = (0..next(8))
-            .map(|_| PIECES[next(PIECES.len() as u32) as usize])
-            .collect();
+        let count = next(8);
+        let value = drawn(&mut next, PIECES, count);
         let body = format!("User-agent: *\nDisallow: /{value}\n");
         let policy = Policy::parse(body.as_bytes(), "bot");
         let Some(i) = (0..(&policy).len()).next() else {
@@ -490,7 +497,7 @@ fn literal_views_are_literals() {
 #[test]
 fn prefix_files_judge_as_the_walk_does() {
     extern crate std;
-    use std::{format, string::String, vec::Vec};
+    use std::{format, string::String};
     let mut next = lcg(19);
     // The last two make a file the walk's alone.
     const RULE: &[&str] = &[
@@ -534,9 +541,8 @@ fn prefix_files_judge_as_the_walk_does() {
                 let kind = if next(2) == 0 { "Allow" } else { "Disallow" };
                 // A rule in twenty may draw `*` or `$`.
                 let pieces = if next(20) == 0 { 0 } else { 2 };
-                let value: String = (0..next(4))
-                    .map(|_| RULE[next(RULE.len() as u32 - pieces) as usize])
-                    .collect();
+                let count = next(4);
+                let value = drawn(&mut next, &RULE[..RULE.len() - pieces], count);
                 body.push_str(&format!("{kind}: /{value}\n"));
             }
         }
@@ -548,10 +554,9 @@ fn prefix_files_judge_as_the_walk_does() {
         prefix_files += 1;
         own_form_files += usize::from((&policy).own_form_rule(0).is_some());
         for _ in 0..20 {
-            let t: Vec<u8> = core::iter::once("/")
-                .chain((0..next(6)).map(|_| TARGET[next(TARGET.len() as u32) as usize]))
-                .flat_map(|p| p.bytes())
-                .collect();
+            let count = next(6);
+            let t = format!("/{}", drawn(&mut next, TARGET, count));
+            let t = t.as_bytes();
             judged += 1;
             let now = decided_as_the_walk_decides(&policy, &t, &(&body, &t));
             denied += usize::from(!now.allowed);
