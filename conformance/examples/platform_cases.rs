@@ -10,7 +10,7 @@
 //! (`benches/data/robots-slice/`), the set whose answers are committed.
 //! With `--corpus DIR`: every file of DIR (the full corpus), for a live run.
 //! With `--seed N [BODIES]`: the generator families from seed N (BODIES
-//! bodies each, 300 by default), new samples of the same shapes for a
+//! bodies each, as many as the committed set by default), new samples of the same shapes for a
 //! live run; check the oracle's answers with the `platform_check` example.
 //! Files that cannot be asked about are named on stderr with the reason.
 
@@ -29,7 +29,11 @@ fn main() {
         [flag, dir] if flag == "--corpus" => cases::real_dir(std::path::Path::new(dir), "corpus"),
         [flag, seed, rest @ ..] if flag == "--seed" && rest.len() <= 1 => {
             let number = |s: &str| s.parse::<u64>().ok();
-            match (number(seed), rest.first().map_or(Some(300), |b| number(b))) {
+            match (
+                number(seed),
+                rest.first()
+                    .map_or(Some(cases::BODIES_PER_FAMILY as u64), |b| number(b)),
+            ) {
                 (Some(seed), Some(bodies)) => {
                     Ok((cases::generated_with(seed, bodies as usize), Vec::new()))
                 }
