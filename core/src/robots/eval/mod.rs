@@ -348,16 +348,11 @@ fn evaluate_forms<'a, R: RuleSet<'a>>(
         let need = walk.need(rules, i);
         weigh(&mut best, &rules.view(i), i, admits, need, &mut forms);
     }
-    verdict_of(rules, best)
-}
-
-/// The verdict of the best matches of the readings (the spec's, RFC
-/// 9309's, Google's): the first reading whose best match denies, else the
-/// spec's, allowing or none.
-fn verdict_of<'a, R: RuleSet<'a>>(rules: R, best: [Option<Best>; 3]) -> Verdict<'a> {
     for (reading, b) in Reading::ALL.into_iter().zip(best) {
-        if let Some(b) = b.filter(|b| b.kind == RuleKind::Disallow) {
-            return verdict(Some(rules.view(b.rule)), reading);
+        if let Some(b) = b {
+            if b.kind == RuleKind::Disallow {
+                return verdict(Some(rules.view(b.rule)), reading);
+            }
         }
     }
     verdict(best[0].map(|b| rules.view(b.rule)), Reading::Spec)
