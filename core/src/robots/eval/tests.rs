@@ -392,12 +392,12 @@ fn own_canonical_targets_are_judged_as_their_forms_would_be() {
             let count = next(6);
             let t = format!("/{}", drawn(&mut next, &PIECES[..PIECES.len() - 1], count));
             let t = t.as_bytes();
-            if !percent::is_own_canonical(&t) || rfc_differs(&t) {
+            if !percent::is_own_canonical(t) || rfc_differs(t) {
                 continue;
             }
             judged += 1;
-            let now = decide::<_, 256>(&policy, &t);
-            let forms = evaluate(&policy, Subj::Slice(&t), None, Some(Subj::Slice(&t)));
+            let now = decide::<_, 256>(&policy, t);
+            let forms = evaluate(&policy, Subj::Slice(t), None, Some(Subj::Slice(t)));
             denied += usize::from(!now.allowed);
             same_verdict(&now, &forms, &(&body, &t));
         }
@@ -440,7 +440,7 @@ fn query_blind_files_judge_as_the_built_forms_do() {
             let t = format!("/{}", drawn(&mut next, TARGET, count));
             let t = t.as_bytes();
             judged += 1;
-            let now = decided_as_the_walk_decides(&policy, &t, &(&body, &t));
+            let now = decided_as_the_walk_decides(&policy, t, &(&body, &t));
             denied += usize::from(!now.allowed);
         }
     }
@@ -558,7 +558,7 @@ fn prefix_files_judge_as_the_walk_does() {
             let t = format!("/{}", drawn(&mut next, TARGET, count));
             let t = t.as_bytes();
             judged += 1;
-            let now = decided_as_the_walk_decides(&policy, &t, &(&body, &t));
+            let now = decided_as_the_walk_decides(&policy, t, &(&body, &t));
             denied += usize::from(!now.allowed);
             google_denied += usize::from(!now.allowed && now.reading == Reading::Google);
         }
