@@ -24,6 +24,9 @@
 //!   `memchr`: no parse reads its input faster than it can find the line
 //!   ends, so `Policy::parse`'s time over this one is its distance from
 //!   the physical limit (issue #13).
+//! * `floor/line walk` — every line's end found and its first octet
+//!   tested, as `wr_benches::line_walk` does: the per-line floor, since a
+//!   parser, unlike a count, stops at each line (issue #24).
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use std::hint::black_box;
@@ -60,6 +63,15 @@ fn group(c: &mut Criterion, name: &str, bodies: &[Body]) {
             let mut lines = 0usize;
             for body in bodies {
                 lines += memchr::memchr_iter(b'\n', black_box(&body.bytes)).count();
+            }
+            black_box(lines)
+        })
+    });
+    g.bench_function(BenchmarkId::new("floor", "line walk"), |b| {
+        b.iter(|| {
+            let mut lines = 0usize;
+            for body in bodies {
+                lines += wr_benches::line_walk(black_box(&body.bytes)).0;
             }
             black_box(lines)
         })

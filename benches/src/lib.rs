@@ -436,3 +436,70 @@ pub fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
     v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
 }
+
+/// The least a line-oriented parser does with a body: find each line's
+/// end (`\n`, `\r` or CRLF), look at its first octet, and for a line that
+/// may be a directive (it starts with a letter some field name starts
+/// with) find whether a `#` comes before its end. Returns the lines and
+/// the directive-like lines with a `#`, so that nothing is optimised away.
+///
+/// `floor/memchr newline count` counts line ends with one vector pass and
+/// never stops at a line; every parser stops at each one and branches on
+/// what it holds. This walk measures that cost, the floor under which no
+/// per-line reading goes however little it keeps (issue #24's goals
+/// measured against both, docs/performance.md).
+pub fn line_walk(body: &[u8]) -> (usize, usize) {
+    let mut rest = body;
+    let (mut lines, mut comments) = (0, 0);
+    while !rest.is_empty() {
+        let directive_like = matches!(rest[0] | 0x20, b'u' | b'a' | b'd' | b'c' | b's');
+        let end = if directive_like {
+            match memchr::memchr3(b'\n', b'\r', b'#', rest) {
+                Some(i) if rest[i] == b'#' => {
+                    comments += 1;
+                    memchr::memchr2(b'\n', b'\r', &rest[i + 1..]).map(|j| i + 1 + j)
+                }
+                end => end,
+            }
+        } else {
+            memchr::memchr2(b'\n', b'\r', rest)
+        };
+        lines += 1;
+        let Some(i) = end else { break };
+        let crlf = rest[i] == b'\r' && rest.get(i + 1) == Some(&b'\n');
+        rest = &rest[i + 1 + usize::from(crlf)..];
+    }
+    (lines, comments)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The walk stops where wr-core's lexer does: at every line, whatever
+    /// ends it, so its time is the per-line floor of the same lines.
+    #[test]
+    fn the_line_walk_stops_at_every_line_the_lexer_reads() {
+        let mut bodies: Vec<Vec<u8>> = builtin().into_iter().map(|b| b.bytes).collect();
+        for s in [
+            "",
+            "\n",
+            "a\r\nb\rc\n\nd",
+            "Disallow: /a # note\r\n# c\rUser-agent: x #\n",
+            "\r\r\n\n\r",
+            "\u{feff}User-agent: *\nDisallow: /x",
+        ] {
+            bodies.push(s.as_bytes().to_vec());
+        }
+        for body in &bodies {
+            let lexed = wr_core::robots::lexer::lines(body).count();
+            assert_eq!(line_walk(body).0, lexed, "{:?}", String::from_utf8_lossy(body));
+        }
+    }
+
+    #[test]
+    fn the_line_walk_finds_comments_on_directive_lines_only() {
+        let body = b"Disallow: /a # c\n# only a comment\nUser-agent: x\nsitemap: y#z\r\n  # z";
+        assert_eq!(line_walk(body), (5, 2));
+    }
+}
