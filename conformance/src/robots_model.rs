@@ -69,7 +69,9 @@ pub const MAX_BODY: usize = 500 * 1024;
 /// - `reserved_escapes`: an escape of a printable ASCII octet other than
 ///   `%` (`%2F`, `%3F`, `%3D`...) names that octet, and a `%` that starts
 ///   no escape is `%25`, in the file and in the target (Python's parser
-///   unquotes and quotes again before it compares);
+///   unquotes and quotes again before it compares); in a User-agent or
+///   Crawl-delay value every escape of a printable octet names it
+///   (Python unquotes each value before it reads it);
 /// - `empty_agent`: an empty User-agent value is a name, and "U is a
 ///   prefix of T" holds for it (the shortest match there is).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -378,7 +380,9 @@ fn groups(lines: &[ModelLine], options: Options) -> Vec<Group> {
                     groups.push(Group::default());
                 }
                 let group = groups.last_mut().expect("pushed above when absent");
-                group.agents.push(agent_token(&line.value, options));
+                group
+                    .agents
+                    .push(agent_token(&unquoted(&line.value, options), options));
             }
             LineKind::Allow | LineKind::Disallow | LineKind::CrawlDelay => {
                 // "the rule lines (Allow, Disallow, Crawl-delay) that apply
@@ -563,6 +567,35 @@ fn never_sent_raw(b: u8, query: bool) -> bool {
     } else {
         matches!(b, b'"' | b'<' | b'>' | b'`' | b'{' | b'}')
     }
+}
+
+/// A User-agent or Crawl-delay value as the `reserved_escapes` reading
+/// reads it: Python's parser unquotes every value before it reads it, so
+/// every escape of a printable ASCII octet names it there, `%2D` and
+/// `%25` too (`Walsh%2DResearch` is our name to it).
+fn unquoted(value: &[u8], options: Options) -> Vec<u8> {
+    if !options.reserved_escapes {
+        return value.to_vec();
+    }
+    let mut out = Vec::with_capacity(value.len());
+    let mut i = 0;
+    while i < value.len() {
+        let escape = match value.get(i..i + 3) {
+            Some([b'%', h, l]) => hex_value(*h).zip(hex_value(*l)).map(|(h, l)| h << 4 | l),
+            _ => None,
+        };
+        match escape.filter(|o| (0x21..=0x7E).contains(o)) {
+            Some(o) => {
+                out.push(o);
+                i += 3;
+            }
+            None => {
+                out.push(value[i]);
+                i += 1;
+            }
+        }
+    }
+    out
 }
 
 /// `octets` with each escape of a printable ASCII octet other than `%`
@@ -805,7 +838,7 @@ impl Model {
                     // selected group as the minimum seconds between
                     // requests". Merged groups may give several; the
                     // largest is the one that honours all of them.
-                    if let Some(secs) = parse_crawl_delay(&line.value) {
+                    if let Some(secs) = parse_crawl_delay(&unquoted(&line.value, options)) {
                         crawl_delay = Some(crawl_delay.map_or(secs, |d: f64| d.max(secs)));
                     }
                     continue;

@@ -80,14 +80,15 @@ pub(crate) fn has_special(value: &[u8]) -> bool {
     })
 }
 
-/// The octet `%hl` escapes, when it is a printable ASCII octet other
+/// The octet `%hl` escapes, when it is a printable ASCII octet that the
+/// reading of issue #18 reads as itself: in a rule or a target, one other
 /// than `%` that the canonical form keeps escaped (an unreserved one it
-/// decodes already): an escape the reading of issue #18 compares as its
-/// octet.
+/// decodes already); in a `User-agent` or `Crawl-delay` value (`value`),
+/// any (Python unquotes a value whole before it reads it).
 #[inline]
-fn escaped_printable(h: u8, l: u8) -> Option<u8> {
+fn escaped_printable(h: u8, l: u8, value: bool) -> Option<u8> {
     let o = hex_val(h)? << 4 | hex_val(l)?;
-    ((0x21..=0x7e).contains(&o) && o != b'%' && !is_unreserved(o)).then_some(o)
+    ((0x21..=0x7e).contains(&o) && (value || (o != b'%' && !is_unreserved(o)))).then_some(o)
 }
 
 /// How Python's unquote-then-quote reads the `%` at `i` of `s`, where the
@@ -95,22 +96,25 @@ fn escaped_printable(h: u8, l: u8) -> Option<u8> {
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Unquoted {
     /// An escape of a printable octet that is neither `%` nor unreserved
-    /// (`%2F`, `%3F`, `%3D`): the octet itself.
+    /// (`%2F`, `%3F`, `%3D`), or, in a value (see [`escaped_printable`]),
+    /// of any printable octet: the octet itself.
     Octet(u8),
     /// A `%` that starts no escape (`/a%b`, a final `%`): the octet `%`,
     /// which quoting writes `%25`. The canonical form keeps it raw, so
-    /// that `/a%b` and `/a%25b` would never be the same octets there.
+    /// that `/a%b` and `/a%25b` would never be the same octets there. A
+    /// value is never quoted again: there it stays.
     Lone,
     /// Any other escape: read the same both ways.
     Same,
 }
 
 #[inline]
-fn unquoted(s: &[u8], i: usize) -> Unquoted {
+fn unquoted(s: &[u8], i: usize, value: bool) -> Unquoted {
     match s.get(i + 1..i + 3) {
         Some(&[h, l]) if hex_val(h).is_some() && hex_val(l).is_some() => {
-            escaped_printable(h, l).map_or(Unquoted::Same, Unquoted::Octet)
+            escaped_printable(h, l, value).map_or(Unquoted::Same, Unquoted::Octet)
         }
+        _ if value => Unquoted::Same,
         _ => Unquoted::Lone,
     }
 }
@@ -121,7 +125,20 @@ fn unquoted(s: &[u8], i: usize) -> Unquoted {
 /// `%26`...), compared as the octet it names, or a `%` that starts no
 /// escape, compared as `%25` (see [`decode_reserved`]).
 pub fn has_reserved_escape(s: &[u8]) -> bool {
-    let at = |i: usize| unquoted(s, i) != Unquoted::Same;
+    reads_otherwise(s, false)
+}
+
+/// Whether `value`, a `User-agent` or `Crawl-delay` value, holds an
+/// escape of a printable ASCII octet, which Python's parser reads as the
+/// octet: it unquotes every value before it reads it (issue #18's
+/// `Walsh%2DResearch`).
+pub(crate) fn has_printable_escape(value: &[u8]) -> bool {
+    reads_otherwise(value, true)
+}
+
+/// [`has_reserved_escape`] (`value` false) or [`has_printable_escape`].
+fn reads_otherwise(s: &[u8], value: bool) -> bool {
+    let at = |i: usize| unquoted(s, i, value) != Unquoted::Same;
     // A request target is short and, when it has one escape, has several
     // (`/%E6%97%A5`): read in line, where a `memchr` call per `%` cost 70
     // instructions an escape. A body's values go at `memchr` speed.
@@ -146,15 +163,30 @@ pub fn has_reserved_escape(s: &[u8]) -> bool {
 /// escape [`has_reserved_escape`] looks for is read as its octet, and each
 /// `%` that starts no escape is written `%25`. `%25` itself stays: read as
 /// `%`, it would make escapes of octets that were not escaped.
+pub fn decode_reserved(s: &[u8], out: &mut dyn FnMut(&[u8])) {
+    decode(s, false, out);
+}
+
+/// Feeds `value` to `out` with each escape of a printable ASCII octet read
+/// as the octet, `%25` and the unreserved ones included (see
+/// [`has_printable_escape`]). Escapes of blanks, controls and non-ASCII
+/// octets stay: Python decodes them too, but into a value it has already
+/// trimmed, where they name nobody a token can match.
+#[cfg_attr(not(feature = "alloc"), allow(dead_code))]
+pub(crate) fn decode_printable(value: &[u8], out: &mut dyn FnMut(&[u8])) {
+    decode(value, true, out);
+}
+
+/// [`decode_reserved`] (`value` false) or [`decode_printable`].
 // `dyn`: every caller is a rare path, and one copy keeps the embedded
 // artefacts within their size budgets; runs between escapes go out whole.
-pub fn decode_reserved(s: &[u8], out: &mut dyn FnMut(&[u8])) {
+fn decode(s: &[u8], value: bool, out: &mut dyn FnMut(&[u8])) {
     let mut run = 0;
     for i in memchr::memchr_iter(b'%', s) {
         if i < run {
             continue;
         }
-        match unquoted(s, i) {
+        match unquoted(s, i, value) {
             Unquoted::Octet(o) => {
                 out(&s[run..i]);
                 out(&[o]);
@@ -739,6 +771,29 @@ mod tests {
         let mut v = Vec::new();
         decode_reserved(s, &mut |c| v.extend_from_slice(c));
         v
+    }
+
+    #[test]
+    fn an_agent_value_is_unquoted_as_python_reads_it() {
+        let decoded = |s: &[u8]| {
+            let mut v = Vec::new();
+            decode_printable(s, &mut |c| v.extend_from_slice(c));
+            v
+        };
+        // Unreserved escapes, `%25` and reserved ones alike, either case.
+        assert_eq!(decoded(b"Walsh%2dResearch"), b"Walsh-Research");
+        assert_eq!(decoded(b"%2A"), b"*");
+        assert_eq!(decoded(b"%57alsh%25%41"), b"Walsh%A");
+        // Blanks, controls and non-ASCII octets stay escaped, as does a
+        // `%` that starts no escape.
+        assert_eq!(decoded(b"a%20b%0A%C3%A9%zz%4"), b"a%20b%0A%C3%A9%zz%4");
+        for s in [&b"Walsh%2DResearch"[..], b"%2a", b"x%25", b"%7E%"] {
+            assert!(has_printable_escape(s), "{s:?}");
+        }
+        for s in [&b"Walsh-Research"[..], b"a%20b", b"%C3%A9", b"100%", b"%4"] {
+            assert!(!has_printable_escape(s), "{s:?}");
+            assert_eq!(decoded(s), s);
+        }
     }
 
     #[test]

@@ -50,6 +50,11 @@ fn rows() -> Vec<(&'static str, String, &'static str)> {
             "\u{feff}User-agent: walsh\nAllow: /a\n\nUser-agent: walsh\nDisallow: /a\n".into(),
             "/a/feed.xml",
         ),
+        (
+            "escaped-agent.test",
+            "User-agent: Walsh%2DResearch\nDisallow: /\n\nUser-agent: *\nAllow: /\n".into(),
+            "/feed.xml",
+        ),
     ]
 }
 

@@ -18,6 +18,7 @@
 
 use super::lexer::{trim_unicode, uni_space_len};
 use super::variant::Variant;
+use crate::percent;
 
 /// What a `User-agent` value names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -111,24 +112,37 @@ fn class(token: AgentToken<'_>, wanted: &[u8]) -> (Option<usize>, bool) {
 #[inline(never)]
 pub fn divergence(value: &[u8], wanted: &[u8]) -> u8 {
     // Every reading's token starts where the value does (past Unicode's
-    // spaces, only when the value starts with one): a value whose first
-    // octet is not our token's first letter, `*`, `/` or such a space
-    // names nobody we are in any reading, nor the empty name. Most
-    // values of a file (`Mozilla/5.0 (...)`, `Googlebot/2.1`) end here.
+    // spaces, only when the value starts with one, or past an escape when
+    // it is unquoted): a value whose first octet is not our token's first
+    // letter, `*`, `/`, `%` or such a space names nobody we are in any
+    // reading, nor the empty name. Most values of a file
+    // (`Mozilla/5.0 (...)`, `Googlebot/2.1`) end here.
     match value.first() {
         // `*` alone reads as `*` every way.
         Some(b'*') if value.len() == 1 => return 0,
         Some(&b)
             if b < 0x80
                 && !(0x1C..=0x1F).contains(&b)
-                && b != b'*'
-                && b != b'/'
+                && !matches!(b, b'*' | b'/' | b'%')
                 && !wanted.first().is_some_and(|w| w.eq_ignore_ascii_case(&b)) =>
         {
             return 0;
         }
         _ => {}
     }
+    // Python unquotes a value before it reads it: `Walsh%2DResearch` is
+    // ours to it (see `Variant::UNQUOTED_VALUES`).
+    let unquoted = if percent::has_printable_escape(value) {
+        Variant::RESERVED_ESCAPES | Variant::UNQUOTED_VALUES
+    } else {
+        0
+    };
+    unquoted | token_divergence(value, wanted)
+}
+
+/// [`divergence`] through the value's product token and its Unicode
+/// spaces, for a value that may name us.
+fn token_divergence(value: &[u8], wanted: &[u8]) -> u8 {
     let base = product_token(value);
     if value
         .iter()

@@ -25,6 +25,7 @@ use super::lexer::{lines_in, read, superset_cut, Directive};
 use super::variant::Variant;
 use super::{CrawlDelay, RuleKind};
 use crate::constants::ROBOTS_MAX_BYTES;
+use crate::percent;
 
 /// A rule as it appears in the file.
 #[derive(Debug, Clone, Copy)]
@@ -116,6 +117,7 @@ pub(crate) fn events<'a>(
     mut f: impl EventSink<'a>,
 ) -> u8 {
     let mut last_line = 0;
+    let mut unquoted = 0;
     let mut lines = lines_in(body, variant);
     for line in &mut lines {
         last_line = line.number;
@@ -148,10 +150,16 @@ pub(crate) fn events<'a>(
                 },
                 strict,
             ),
-            Directive::CrawlDelay(v) => f.event(Event::CrawlDelay {
-                delay: CrawlDelay::parse(v),
-                strict,
-            }),
+            Directive::CrawlDelay(v) => {
+                // Python unquotes the value first: `%31%30` is 10 to it.
+                if percent::has_printable_escape(v) {
+                    unquoted = Variant::RESERVED_ESCAPES | Variant::UNQUOTED_VALUES;
+                }
+                f.event(Event::CrawlDelay {
+                    delay: CrawlDelay::parse(v),
+                    strict,
+                })
+            }
             Directive::Sitemap(v) if !v.is_empty() => f.event(Event::Sitemap(v)),
             _ => {}
         }
@@ -174,7 +182,7 @@ pub(crate) fn events<'a>(
             );
         }
     }
-    lines.diverges()
+    lines.diverges() | unquoted
 }
 
 /// Candidate set: groups naming our token in the spec's selection.

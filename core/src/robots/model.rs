@@ -4,6 +4,7 @@
 use super::agent::AgentToken;
 use super::group::{events, Event, RawRule, SelectSink, Selecting, Selection};
 use super::group::{GOOGLE_GLOBAL, GOOGLE_NAMED, SPEC_GLOBAL, SPEC_NAMED};
+use super::lexer::{lines_in, Directive};
 use super::variant::Variant;
 use super::Verdict;
 use super::{
@@ -664,12 +665,42 @@ impl<'a> SelectSink<'a> for PolicyBuilder<'a> {
     }
 }
 
+/// `body` as [`Variant::RESERVED_ESCAPES`] (held by `variant`) reads it,
+/// fed to `out`: escapes as `percent::decode_reserved` reads them, and,
+/// when `unquoted`, each `User-agent` and `Crawl-delay` value with every
+/// escape of a printable octet decoded, as Python's parser unquotes a
+/// value before it reads it (`User-agent: Walsh%2DResearch` names us
+/// there). The values are found by lexing `body` as written, which
+/// `Variant::RESERVED_ESCAPES` does not change: a value read here is read
+/// in the combination without that option, a smaller one that
+/// `Policy::add_variants` reads first, where `agent::divergence` or
+/// `group::events` finds its escape and sets `unquoted`.
+fn unquote_file(body: &[u8], variant: Variant, unquoted: bool, out: &mut dyn FnMut(&[u8])) {
+    let mut from = 0;
+    if unquoted {
+        for line in lines_in(body, variant) {
+            let (Directive::UserAgent(v) | Directive::CrawlDelay(v)) = line.directive else {
+                continue;
+            };
+            // The lexer's values are slices of `body`: the value's place.
+            let start = (v.as_ptr() as usize).wrapping_sub(body.as_ptr() as usize);
+            let inside = start >= from && body.len().saturating_sub(start) >= v.len();
+            if inside && percent::has_printable_escape(v) {
+                percent::decode_reserved(&body[from..start], out);
+                percent::decode_printable(v, out);
+                from = start + v.len();
+            }
+        }
+    }
+    percent::decode_reserved(&body[from..], out);
+}
+
 impl Policy {
     /// Parses `body` keeping only what applies to `token` (section 9.1.3)
     /// in every reading. Never fails; bodies over 500 KiB are cut (section
     /// 9.1.1).
     pub fn parse(body: &[u8], token: &str) -> Policy {
-        let (mut policy, diverges) = Policy::parse_in(body, token, Variant::BASE);
+        let (mut policy, diverges) = Policy::parse_in(body, token, Variant::BASE, false);
         if diverges != 0 {
             policy.add_variants(body, token, diverges);
         }
@@ -691,7 +722,11 @@ impl Policy {
         {
             read |= 1u64 << bits;
             let variant = Variant::of(bits);
-            let (p, found) = Policy::parse_in(body, token, variant);
+            // An escaped value this combination reads, the same one
+            // without RESERVED_ESCAPES (which the lexer does not use) read
+            // first: it is known by now (see `unquote_file`).
+            let unquoted = diverges & Variant::UNQUOTED_VALUES != 0;
+            let (p, found) = Policy::parse_in(body, token, variant, unquoted);
             diverges |= found;
             // Kept unless another reading with the same rules reads the
             // target the same way (see `check_variants`).
@@ -784,10 +819,15 @@ impl Policy {
     /// [`Policy::parse`] in one [`Variant`], and the options under which
     /// some line of the file, or a kept value's escape, may be read
     /// otherwise.
-    fn parse_in(body: &[u8], token: &str, variant: Variant) -> (Policy, u8) {
+    /// `unquoted`: some `User-agent` or `Crawl-delay` value holds an
+    /// escape that `Variant::RESERVED_ESCAPES` reads (see
+    /// `Variant::UNQUOTED_VALUES`).
+    fn parse_in(body: &[u8], token: &str, variant: Variant, unquoted: bool) -> (Policy, u8) {
         if variant.reserved_escapes() {
             let mut decoded = Vec::with_capacity(body.len());
-            percent::decode_reserved(body, &mut |c| decoded.extend_from_slice(c));
+            unquote_file(body, variant, unquoted, &mut |c| {
+                decoded.extend_from_slice(c)
+            });
             return Policy::parse_plain(&decoded, token, variant);
         }
         Policy::parse_plain(body, token, variant)

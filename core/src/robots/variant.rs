@@ -41,7 +41,10 @@ impl Variant {
     pub const LINE_LIMIT: u8 = 4;
     /// Escapes of printable ASCII octets (`%2F`, `%3F`, `%3D`...) are read
     /// as the octets, in rules and in the target (Python's parser unquotes
-    /// before it compares).
+    /// before it compares); in a `User-agent` or `Crawl-delay` value,
+    /// every escape of a printable octet, unreserved ones too (Python
+    /// unquotes each value before it reads it: `Walsh%2DResearch` names
+    /// us there).
     pub const RESERVED_ESCAPES: u8 = 8;
     /// An empty `User-agent` value is a name, and the shortest prefix of
     /// every token (9.1.3 read literally: "U is a prefix of T"; Python's
@@ -54,6 +57,12 @@ impl Variant {
     pub const BOM_KEPT: u8 = 32;
     /// Every option.
     pub const ALL: u8 = 63;
+    /// Not an option, but a finding carried beside them: some
+    /// `User-agent` or `Crawl-delay` value holds an escape of a printable
+    /// octet (`Walsh%2DResearch`), so [`Variant::RESERVED_ESCAPES`] reads
+    /// the file's values unquoted too (`Policy::add_variants`). A file
+    /// without one is read in that option without the search for them.
+    pub(crate) const UNQUOTED_VALUES: u8 = 64;
 
     /// This combination with the options `bits` added.
     pub const fn with(self, bits: u8) -> Variant {
