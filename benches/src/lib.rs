@@ -493,7 +493,12 @@ mod tests {
         }
         for body in &bodies {
             let lexed = wr_core::robots::lexer::lines(body).count();
-            assert_eq!(line_walk(body).0, lexed, "{:?}", String::from_utf8_lossy(body));
+            assert_eq!(
+                line_walk(body).0,
+                lexed,
+                "{:?}",
+                String::from_utf8_lossy(body)
+            );
         }
     }
 
