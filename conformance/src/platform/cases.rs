@@ -324,6 +324,7 @@ pub const FAMILIES: &[&str] = &[
     "version-agent",
     "star-agent",
     "escapes",
+    "escaped-agent",
     "mixed",
 ];
 
@@ -585,6 +586,60 @@ fn escapes(rng: &mut Rng) -> String {
     b
 }
 
+/// `name` (ASCII) with some of its octets escaped, in either case: Python's
+/// parser unquotes a value before it reads it, so `Walsh%2DResearch` is a
+/// name to it (issue #18: the first such under-block was found by reading
+/// its code, and this family is there to find the next one).
+fn escape_some(rng: &mut Rng, name: &str) -> String {
+    let mut s = String::new();
+    for b in name.bytes() {
+        if rng.chance(30) {
+            if rng.chance(50) {
+                s += &format!("%{b:02X}");
+            } else {
+                s += &format!("%{b:02x}");
+            }
+        } else {
+            s.push(char::from(b));
+        }
+    }
+    s
+}
+
+const ESCAPED_AGENTS: &[&str] = &[
+    "Walsh-Research",
+    "walsh",
+    "Walsh-Research/1.2",
+    "*",
+    "walsh-research-bot",
+    "research",
+    "Googlebot",
+    "W",
+];
+
+fn escaped_agent(rng: &mut Rng) -> String {
+    let name = rng.pick(ESCAPED_AGENTS);
+    let agent = escape_some(rng, name);
+    let v = rng.pick(PRIVATE);
+    let (named, star) = if rng.chance(50) {
+        (format!("Disallow: {v}\n"), "Allow: /\n".to_string())
+    } else {
+        ("Allow: /\n".to_string(), format!("Disallow: {v}\n"))
+    };
+    let delay = if rng.chance(30) {
+        format!("Crawl-delay: {}\n", escape_some(rng, "5"))
+    } else {
+        String::new()
+    };
+    let named = format!("User-agent: {agent}\n{named}{delay}");
+    let star = format!("User-agent: *\n{star}");
+    if rng.chance(50) {
+        format!("{star}\n{named}")
+    } else {
+        format!("{named}\n{star}")
+    }
+}
+
 fn mixed(rng: &mut Rng) -> String {
     let agents: Vec<&str> = ["*", "Walsh-Research", "walsh", "research", "Googlebot", ""]
         .into_iter()
@@ -661,6 +716,7 @@ pub fn generated_with(seed: u64, per_family: usize) -> Vec<Input> {
                 "version-agent" => version_agent(&mut rng),
                 "star-agent" => star_agent(&mut rng),
                 "escapes" => escapes(&mut rng),
+                "escaped-agent" => escaped_agent(&mut rng),
                 _ => mixed(&mut rng),
             };
             let urls = urls_for(&body, 8, &mut rng);
