@@ -102,15 +102,21 @@ pub fn lines_in(body: &[u8], variant: Variant) -> Lines<'_> {
 }
 
 /// Whether a byte-order mark was skipped from `body` (leaving `rest`) in
-/// front of a first line that may be a directive: kept, the mark makes it
-/// none (see [`Variant::BOM_KEPT`]). A first line that is blank or a
-/// comment reads the same either way.
+/// front of a first line that may be a `User-agent` line: kept, the mark
+/// makes it none (see [`Variant::BOM_KEPT`]). Any other first line reads
+/// the same for access either way: a rule or a Crawl-delay before every
+/// User-agent line belongs to no group in any reading, and a Sitemap, a
+/// usage preference, a comment or HTML grants and denies nothing. Every
+/// spelling of the field the readings accept starts with a `u`, after
+/// blanks or, in `Variant::UNICODE_SPACE`, Unicode's spaces.
 fn bom_may_matter(body: &[u8], rest: &[u8]) -> bool {
     if rest.len() == body.len() {
         return false;
     }
     let first = &rest[blanks(rest)..];
-    !matches!(first.first(), None | Some(b'#' | b'\n' | b'\r'))
+    first
+        .first()
+        .is_some_and(|&b| b | 0x20 == b'u' || may_start_space(b))
 }
 
 /// Iterator returned by [`lines`].

@@ -426,6 +426,44 @@ fn an_escaped_crawl_delay_is_its_number_in_one_reading() {
     assert_eq!(escaped.crawl_delay(), plain.crawl_delay());
 }
 
+/// A mark before a first line that cannot be a `User-agent` line changes
+/// nothing any reading decides (a rule before every User-agent line is in
+/// no group): the file is read once, and the fixed-capacity policy holds
+/// it without over-blocking. Before a User-agent line it is still read
+/// again.
+#[test]
+fn a_byte_order_mark_before_a_line_of_no_group_is_read_once() {
+    for first in [
+        "Sitemap: https://e.test/s.xml",
+        "Allow: /",
+        "Disallow: /a",
+        "Crawl-delay: 5",
+        "<!DOCTYPE html>",
+        "Content-Signal: search=yes",
+    ] {
+        let body = format!("\u{feff}{first}\nUser-agent: *\nDisallow: /private\n");
+        let p = Policy::parse(body.as_bytes(), TOKEN);
+        assert_eq!(p.variants().count(), 0, "{first}");
+        assert!(!p.check("/private").allowed, "{first}");
+        assert!(p.check("/a").allowed, "{first}");
+        #[cfg(feature = "heapless")]
+        {
+            let f = wr_core::robots::fixed::FixedPolicy::<32, 4096>::parse(body.as_bytes(), TOKEN);
+            assert!(!f.overflowed(), "{first}");
+            assert!(f.check("/a").allowed, "{first}");
+        }
+    }
+    for first in [
+        "User-agent: *",
+        "  user-agent: walsh",
+        "\u{a0}User-agent: *",
+    ] {
+        let body = format!("\u{feff}{first}\nAllow: /a\n\nUser-agent: *\nDisallow: /a\n");
+        let p = Policy::parse(body.as_bytes(), TOKEN);
+        assert!(!p.check("/a/x").allowed, "{first}");
+    }
+}
+
 /// An empty `User-agent` value (9.1.3 read literally: "" is a prefix of
 /// every token; Python's parser applies it): its group is ours in one
 /// reading.
