@@ -569,6 +569,15 @@ fn never_sent_raw(b: u8, query: bool) -> bool {
     }
 }
 
+/// The octet the escape at `i` of `octets` names, if an escape (`%` and
+/// two hex digits, either case) starts there.
+fn escape_at(octets: &[u8], i: usize) -> Option<u8> {
+    match octets.get(i..i + 3) {
+        Some([b'%', h, l]) => hex_value(*h).zip(hex_value(*l)).map(|(h, l)| h << 4 | l),
+        _ => None,
+    }
+}
+
 /// A User-agent or Crawl-delay value as the `reserved_escapes` reading
 /// reads it: Python's parser unquotes every value before it reads it, so
 /// every escape of a printable ASCII octet names it there, `%2D` and
@@ -580,11 +589,7 @@ fn unquoted(value: &[u8], options: Options) -> Vec<u8> {
     let mut out = Vec::with_capacity(value.len());
     let mut i = 0;
     while i < value.len() {
-        let escape = match value.get(i..i + 3) {
-            Some([b'%', h, l]) => hex_value(*h).zip(hex_value(*l)).map(|(h, l)| h << 4 | l),
-            _ => None,
-        };
-        match escape.filter(|o| (0x21..=0x7E).contains(o)) {
+        match escape_at(value, i).filter(|o| (0x21..=0x7E).contains(o)) {
             Some(o) => {
                 out.push(o);
                 i += 3;
@@ -605,10 +610,7 @@ fn decode_slash_and_question(octets: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(octets.len());
     let mut i = 0;
     while i < octets.len() {
-        let escape = match octets.get(i..i + 3) {
-            Some([b'%', h, l]) => hex_value(*h).zip(hex_value(*l)).map(|(h, l)| h << 4 | l),
-            _ => None,
-        };
+        let escape = escape_at(octets, i);
         // Printable ASCII, but not `%` itself, nor an unreserved octet:
         // `normalize` decodes those in every reading, once (decoding them
         // here too would decode `%%37E` twice).

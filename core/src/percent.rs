@@ -787,12 +787,28 @@ mod tests {
         // Blanks, controls and non-ASCII octets stay escaped, as does a
         // `%` that starts no escape.
         assert_eq!(decoded(b"a%20b%0A%C3%A9%zz%4"), b"a%20b%0A%C3%A9%zz%4");
-        for s in [&b"Walsh%2DResearch"[..], b"%2a", b"x%25", b"%7E%"] {
-            assert!(has_printable_escape(s), "{s:?}");
+        finds_only(
+            has_printable_escape,
+            decoded,
+            &[b"Walsh%2DResearch", b"%2a", b"x%25", b"%7E%"],
+            &[b"Walsh-Research", b"a%20b", b"%C3%A9", b"100%", b"%4"],
+        );
+    }
+
+    /// `has` finds an escape it reads in each of `yes` and in none of
+    /// `no`, which `decode` leaves as they are.
+    fn finds_only(
+        has: fn(&[u8]) -> bool,
+        decode: impl Fn(&[u8]) -> Vec<u8>,
+        yes: &[&[u8]],
+        no: &[&[u8]],
+    ) {
+        for s in yes {
+            assert!(has(s), "{s:?}");
         }
-        for s in [&b"Walsh-Research"[..], b"a%20b", b"%C3%A9", b"100%", b"%4"] {
-            assert!(!has_printable_escape(s), "{s:?}");
-            assert_eq!(decoded(s), s);
+        for s in no {
+            assert!(!has(s), "{s:?}");
+            assert_eq!(decode(s), *s);
         }
     }
 
@@ -809,13 +825,12 @@ mod tests {
         assert_eq!(unquoted(b"/%zz%4"), b"/%25zz%254");
         assert_eq!(unquoted(b"/100%"), b"/100%25");
         assert_eq!(unquoted(b"/%%41"), b"/%25%41");
-        for s in [&b"/a%b"[..], b"/100%", b"/a%2Fb", b"/%3d"] {
-            assert!(has_reserved_escape(s), "{s:?}");
-        }
-        for s in [&b"/a%25b"[..], b"/%7E", b"/%E3%83%84", b"/plain"] {
-            assert!(!has_reserved_escape(s), "{s:?}");
-            assert_eq!(unquoted(s), s);
-        }
+        finds_only(
+            has_reserved_escape,
+            unquoted,
+            &[b"/a%b", b"/100%", b"/a%2Fb", b"/%3d"],
+            &[b"/a%25b", b"/%7E", b"/%E3%83%84", b"/plain"],
+        );
         // The long path of `has_reserved_escape` (64 octets and more).
         let long = [&[b'a'; 70][..], b"%"].concat();
         assert!(has_reserved_escape(&long));
