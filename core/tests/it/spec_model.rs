@@ -137,6 +137,12 @@ const AGENTS: &[&str] = &[
     "Walsh-Research/1.2 (+https://wal.sh/bot/)",
     "\u{3000}walsh",
     "/1.0",
+    // Escapes, which Python's parser unquotes before it reads a value.
+    "Walsh%2DResearch",
+    "%57alsh",
+    "%2a",
+    "walsh%2dresearch/1.2",
+    "Walsh%2DResearch%C2%A0",
 ];
 
 /// User-agent field spellings, near misses included.
@@ -212,6 +218,8 @@ const DELAY_VALUES: &[&str] = &[
     "100000000000000",
     "0.0000000001",
     "1,5",
+    "%35",
+    "1%30",
 ];
 
 const OTHER_LINES: &[&str] = &[
