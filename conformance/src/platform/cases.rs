@@ -645,6 +645,7 @@ fn mixed(rng: &mut Rng) -> String {
         .into_iter()
         .chain(VERSION_AGENTS.iter().copied())
         .chain(STAR_AGENTS.iter().copied())
+        .chain(["Walsh%2DResearch", "%57alsh", "%2a", "walsh%2dresearch/1.2"])
         .collect();
     let values: Vec<&str> = PRIVATE
         .iter()
