@@ -33,7 +33,7 @@ fuzz_target!(|data: &[u8]| {
     if !decided.allowed {
         assert!(
             !verdict.allowed,
-            "Policy allows what the spec's algorithm denies (rule on line {:?}): {verdict}",
+            "Policy allows what the spec's algorithm denies (rule on line {:?}): {verdict:?}",
             decided.line
         );
     }
