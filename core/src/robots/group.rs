@@ -109,7 +109,10 @@ impl<'a, S: SelectSink<'a>> EventSink<'a> for Selecting<'_, '_, S> {
 /// Feeds the events of `body` (the whole lines kept of a truncated body),
 /// as `variant` reads it, to `f`, then those of `tail`, the start of the
 /// line the 500 KiB limit cut (see `limit`). Returns the options under
-/// which some line may read otherwise (see `Lines::diverges`).
+/// which some line may read otherwise (see `Lines::diverges`), with
+/// `Variant::RESERVED_ESCAPES` and `Variant::UNQUOTED_VALUES` for a
+/// Crawl-delay value that holds an escape (agent values are the
+/// selection's to note, see `agent::divergence`).
 pub(crate) fn events<'a>(
     body: &'a [u8],
     tail: Option<&'a [u8]>,

@@ -122,9 +122,12 @@ pub struct Policy {
     selected: Selected,
     google_selected: Selected,
     truncated: bool,
-    /// Some kept rule, in some variant, escapes a printable octet
-    /// (`Variant::RESERVED_ESCAPES` read the file again): a target's
-    /// decoded form is then asked of those variants only.
+    /// Some kept rule, in some variant, escapes a printable octet, or an
+    /// agent or delay value does (`Variant::RESERVED_ESCAPES` read the file
+    /// again): a target's decoded form is then asked of those variants
+    /// only. Some reading with that option is then always kept (`same`
+    /// in `add_variants` never finds its like among the readings without
+    /// it), so the decoded target is asked of one whenever this is set.
     rules_escape: bool,
     /// No kept value, form or text holds a `*` or a `?` (see
     /// [`RuleSet::query_blind`]).
