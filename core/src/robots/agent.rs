@@ -144,9 +144,12 @@ pub fn divergence(value: &[u8], wanted: &[u8]) -> u8 {
 /// spaces, for a value that may name us.
 fn token_divergence(value: &[u8], wanted: &[u8]) -> u8 {
     let base = product_token(value);
+    // VT (0x0B) is a blank to the lexer and white space to Unicode, but
+    // not to `is_ascii_whitespace`, so the product token runs on past it
+    // (`*\x0B\0` names nobody) where Unicode's reading ends it (`*`).
     if value
         .iter()
-        .all(|&b| b < 0x80 && !(0x1C..=0x1F).contains(&b))
+        .all(|&b| b < 0x80 && !(0x1C..=0x1F).contains(&b) && b != 0x0B)
     {
         // ASCII: Unicode's spaces change nothing. Read whole, a value
         // holding a blank or a `/` names nobody (our token has neither),
@@ -298,5 +301,21 @@ mod tests {
         assert_eq!(divergence(b"/1.0", w) & both, both);
         assert_eq!(divergence(b"", w), Variant::EMPTY_AGENT);
         assert_eq!(divergence(b"Googlebot", w), 0);
+    }
+
+    #[test]
+    fn a_vertical_tab_ends_the_token_in_unicodes_reading() {
+        // Found by the fuzz target: the spec model ends a token at any
+        // white space, and VT is one, but not to `is_ascii_whitespace`.
+        let w = b"walsh-research";
+        for v in [&b"*\x0B\0"[..], b"walsh\x0Bbot", b"Walsh-Research\x0B2"] {
+            assert_ne!(divergence(v, w) & Variant::UNICODE_SPACE, 0, "{v:?}");
+        }
+        assert_eq!(
+            agent_token(b"*\x0B\0", Variant::of(Variant::UNICODE_SPACE)),
+            AgentToken::Global
+        );
+        // A value with no VT keeps the fast path's answer.
+        assert_eq!(divergence(b"walsh bot", w), Variant::WHOLE_AGENT);
     }
 }

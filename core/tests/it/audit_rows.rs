@@ -426,6 +426,31 @@ fn an_escaped_crawl_delay_is_its_number_in_one_reading() {
     assert_eq!(escaped.crawl_delay(), plain.crawl_delay());
 }
 
+/// A vertical tab inside a `User-agent` value: a blank to the lexer and
+/// white space to Unicode, but not to `is_ascii_whitespace`, so the base
+/// reading's product token ran on past it and `*\x0B\0` named nobody.
+/// Found by the fuzz target (`core/fuzz`), whose spec model ends a token
+/// at any white space and denied.
+const VERTICAL_TAB: &[Row] = &[
+    (
+        "a vertical tab after *",
+        "User-agent:*\x0B\0\nDisallow: /\n",
+        "/x",
+        None,
+    ),
+    (
+        "a vertical tab after our name",
+        "User-agent: Walsh-Research\x0B\0\nDisallow: /private\n\nUser-agent: *\nAllow: /\n",
+        "/private/x",
+        Some("/public"),
+    ),
+];
+
+#[test]
+fn a_vertical_tab_ends_a_user_agent_token_in_one_reading() {
+    assert_rows(VERTICAL_TAB);
+}
+
 /// A mark before a first line that cannot be a `User-agent` line changes
 /// nothing any reading decides (a rule before every User-agent line is in
 /// no group): the file is read once, and the fixed-capacity policy holds
