@@ -133,7 +133,7 @@ pub fn divergence(value: &[u8], wanted: &[u8]) -> u8 {
     // Python unquotes a value before it reads it: `Walsh%2DResearch` is
     // ours to it (see `Variant::UNQUOTED_VALUES`).
     let unquoted = if percent::has_printable_escape(value) {
-        Variant::RESERVED_ESCAPES | Variant::UNQUOTED_VALUES
+        Variant::ESCAPED_VALUE
     } else {
         0
     };

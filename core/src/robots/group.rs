@@ -110,8 +110,7 @@ impl<'a, S: SelectSink<'a>> EventSink<'a> for Selecting<'_, '_, S> {
 /// as `variant` reads it, to `f`, then those of `tail`, the start of the
 /// line the 500 KiB limit cut (see `limit`). Returns the options under
 /// which some line may read otherwise (see `Lines::diverges`), with
-/// `Variant::RESERVED_ESCAPES` and `Variant::UNQUOTED_VALUES` for a
-/// Crawl-delay value that holds an escape (agent values are the
+/// `Variant::ESCAPED_VALUE` for a Crawl-delay value that holds an escape (agent values are the
 /// selection's to note, see `agent::divergence`).
 pub(crate) fn events<'a>(
     body: &'a [u8],
@@ -156,7 +155,7 @@ pub(crate) fn events<'a>(
             Directive::CrawlDelay(v) => {
                 // Python unquotes the value first: `%31%30` is 10 to it.
                 if percent::has_printable_escape(v) {
-                    unquoted = Variant::RESERVED_ESCAPES | Variant::UNQUOTED_VALUES;
+                    unquoted = Variant::ESCAPED_VALUE;
                 }
                 f.event(Event::CrawlDelay {
                     delay: CrawlDelay::parse(v),

@@ -822,6 +822,7 @@ impl Policy {
     /// [`Policy::parse`] in one [`Variant`], and the options under which
     /// some line of the file, or a kept value's escape, may be read
     /// otherwise.
+    ///
     /// `unquoted`: some `User-agent` or `Crawl-delay` value holds an
     /// escape that `Variant::RESERVED_ESCAPES` reads (see
     /// `Variant::UNQUOTED_VALUES`).

@@ -63,6 +63,10 @@ impl Variant {
     /// the file's values unquoted too (`Policy::add_variants`). A file
     /// without one is read in that option without the search for them.
     pub(crate) const UNQUOTED_VALUES: u8 = 64;
+    /// What an escaped `User-agent` or `Crawl-delay` value asks of the
+    /// file's readings (`agent::divergence`, `group::events`): the option
+    /// that reads escapes, and the finding that it unquotes values.
+    pub(crate) const ESCAPED_VALUE: u8 = Variant::RESERVED_ESCAPES | Variant::UNQUOTED_VALUES;
 
     /// This combination with the options `bits` added.
     pub const fn with(self, bits: u8) -> Variant {
