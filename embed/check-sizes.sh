@@ -5,7 +5,7 @@
 # "Embedded sizes".
 #
 #   wasm   wr_core_embed.wasm for wasm32-unknown-unknown, feature standalone
-#          (both APIs, dlmalloc), profile embed-wasm: size of the file.
+#          (both APIs, talc), profile embed-wasm: size of the file.
 #   thumb  examples/size_probe.rs for thumbv7em-none-eabihf, no allocator
 #          (parse + check + Crawl-delay + domain check into caller
 #          storage): .text + .rodata of the linked program.

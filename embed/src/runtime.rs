@@ -2,8 +2,9 @@
 //! linked into a Rust program must not bring: a panic handler and, with
 //! `alloc`, a global allocator.
 //!
-//! * wasm32: a panic traps (`unreachable`), and the allocator is dlmalloc
-//!   growing the module's own memory, so the module imports nothing.
+//! * wasm32: a panic traps (`unreachable`), and the allocator is talc
+//!   growing the module's own memory, so the module imports nothing
+//!   (chosen over dlmalloc for size: see embed/Cargo.toml).
 //! * unix (the C staticlib): a panic calls the C library's `abort`, and the
 //!   allocator is the C library's `malloc` family.
 //! * bare metal: a panic spins; bring your own allocator (and usually your
@@ -26,7 +27,7 @@ fn panic(_: &core::panic::PanicInfo<'_>) -> ! {
 
 #[cfg(all(feature = "alloc", target_arch = "wasm32"))]
 #[global_allocator]
-static ALLOCATOR: dlmalloc::GlobalDlmalloc = dlmalloc::GlobalDlmalloc;
+static ALLOCATOR: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();
 
 #[cfg(all(feature = "alloc", unix, not(target_arch = "wasm32")))]
 #[global_allocator]

@@ -328,3 +328,41 @@ fn the_module_refuses_bad_pointers() {
     let ret: u32 = w.call("wr_buffer_alloc", u32::MAX);
     assert_eq!(ret, 0, "an impossible buffer is null, not a trap");
 }
+
+/// The module grows its own memory and never gives it back, so an
+/// allocator that did not reuse freed blocks would grow it with every
+/// parse. A host that parses and frees one policy after another must see
+/// the memory settle: after a few rounds (the allocator's bins fill), more
+/// rounds add no page.
+#[test]
+fn freed_policies_give_their_memory_back_to_the_module() {
+    let mut w = Wasm::new();
+    let mut body = Vec::new();
+    for i in 0..1_500 {
+        body.extend_from_slice(format!("User-agent: bot{i}\nDisallow: /p{i}/*q\n").as_bytes());
+    }
+    let pages = |w: &Wasm| w.memory.size(&w.store);
+    let round = |w: &mut Wasm, mode: Mode| {
+        assert!(w.parse(mode, &body, b"Walsh-Research") >= 0);
+        let (ret, _) = w.allowed(b"/p17/xq");
+        assert_eq!(ret, 1, "no group names us: allowed");
+        w.release();
+    };
+    for mode in [Mode::Owned, Mode::Fixed] {
+        for _ in 0..4 {
+            round(&mut w, mode);
+        }
+    }
+    let settled = pages(&w);
+    for mode in [Mode::Owned, Mode::Fixed] {
+        for _ in 0..12 {
+            round(&mut w, mode);
+        }
+    }
+    assert_eq!(
+        pages(&w),
+        settled,
+        "24 more parse-and-free rounds of a {} B body grew the memory",
+        body.len()
+    );
+}
