@@ -55,6 +55,12 @@ fn rows() -> Vec<(&'static str, String, &'static str)> {
             "User-agent: Walsh%2DResearch\nDisallow: /\n\nUser-agent: *\nAllow: /\n".into(),
             "/feed.xml",
         ),
+        (
+            "sears.test",
+            "User-agent: *\nDisallow: *{searsCard}*\n\nUser-agent: Walsh-Research/1.2\nAllow: /\n"
+                .into(),
+            "/feed.xml?id={searsCard}",
+        ),
     ]
 }
 

@@ -504,8 +504,37 @@ impl<const RULES: usize, const BYTES: usize> FixedPolicy<RULES, BYTES> {
         if v.allowed && percent::has_reserved_escape(path_and_query) {
             v = self.check_reserved(path_and_query);
         }
+        if v.allowed {
+            v = self.check_query_as_path(path_and_query).unwrap_or(v);
+        }
         v.overflow = !v.allowed && self.flags(|s| s.lossy);
         v
+    }
+
+    /// The target with its query's `{` `}` `` ` `` escaped
+    /// (`percent::query_as_path`), on the stack; one too long for it is
+    /// denied, as an overflow. `None` when the target holds none of them
+    /// or that reading allows it.
+    fn check_query_as_path(&self, path_and_query: &[u8]) -> Option<Verdict<'_>> {
+        let mut buf = [0u8; FIXED_SCRATCH];
+        let mut n = 0;
+        let mut fits = true;
+        let changed =
+            percent::query_as_path(path_and_query, &mut |c| match buf.get_mut(n..n + c.len()) {
+                Some(o) => {
+                    o.copy_from_slice(c);
+                    n += c.len();
+                }
+                None => fits = false,
+            });
+        if !changed {
+            return None;
+        }
+        if !fits {
+            return Some(over_block(Variant::BASE));
+        }
+        let v = self.check_bytes(&buf[..n]);
+        (!v.allowed).then_some(v)
     }
 
     /// The target with escapes such as `%2F` read as their octets (the

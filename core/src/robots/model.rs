@@ -899,9 +899,14 @@ impl Policy {
         let scan = Scan::of(path_and_query);
         let v = decide_scanned::<_, POLICY_SCRATCH>(self, path_and_query, scan);
         // Another reading of the target needs an escape of a reserved
-        // octet (see `check_variants`): a plain target has none.
-        let escaped = || !scan.plain && percent::has_reserved_escape(path_and_query);
-        if !v.allowed || (self.variants.is_none() && !escaped()) {
+        // octet, or a `{` `}` `` ` `` in its query (see `check_variants`):
+        // a plain target has neither.
+        let other = || {
+            !scan.plain
+                && (percent::has_reserved_escape(path_and_query)
+                    || percent::query_keeps_raw(path_and_query))
+        };
+        if !v.allowed || (self.variants.is_none() && !other()) {
             return v;
         }
         self.check_variants(path_and_query).unwrap_or(v)
@@ -916,6 +921,12 @@ impl Policy {
         if percent::has_reserved_escape(path_and_query) {
             percent::decode_reserved(path_and_query, &mut |c| decoded.extend_from_slice(c));
         }
+        // Both with their query's `{` `}` `` ` `` escaped, as a rule's
+        // octets after a `*` are (`percent::query_as_path`); empty when
+        // the query holds none.
+        let (mut as_path, mut decoded_as_path) = (Vec::new(), Vec::new());
+        percent::query_as_path(path_and_query, &mut |c| as_path.extend_from_slice(c));
+        percent::query_as_path(&decoded, &mut |c| decoded_as_path.extend_from_slice(c));
         let base = [(Variant::BASE, self)];
         let kept = self
             .variants
@@ -927,12 +938,20 @@ impl Policy {
             // the others read it as sent, and, when no rule escapes
             // anything (their rules are then the decoded ones), as
             // decoded too.
-            for (reserved, target) in [(false, path_and_query), (true, &decoded[..])] {
-                let skip = if reserved {
-                    decoded.is_empty() || (self.rules_escape && !variant.reserved_escapes())
-                } else {
-                    variant.is_base() || (variant.reserved_escapes() && !decoded.is_empty())
-                };
+            // The base reading of the target as sent is the caller's.
+            let targets = [
+                (false, path_and_query, variant.is_base()),
+                (false, &as_path[..], as_path.is_empty()),
+                (true, &decoded[..], false),
+                (true, &decoded_as_path[..], decoded_as_path.is_empty()),
+            ];
+            for (reserved, target, done) in targets {
+                let skip = done
+                    || if reserved {
+                        decoded.is_empty() || (self.rules_escape && !variant.reserved_escapes())
+                    } else {
+                        variant.reserved_escapes() && !decoded.is_empty()
+                    };
                 if skip {
                     continue;
                 }
