@@ -203,36 +203,60 @@ fn decode(s: &[u8], value: bool, out: &mut dyn FnMut(&[u8])) {
     out(&s[run..]);
 }
 
-/// Feeds `t`, a request target, to `out` with each `{` `}` `` ` `` of its
-/// query written as an escape, as its path holds them; `false`, and
-/// nothing fed, when its query holds none. A sent URL keeps them raw in
-/// its query, and a form keeps them so there, but a rule takes its place
-/// from its own first `?`: `*{x}*` is `*%7Bx%7D*`, which a `{` in a
-/// query then never meets, where Python's parser, which quotes both
-/// sides alike, denies. Asked as one more reading of the target, it can
-/// only add denials. (`'` goes the other way, raw in a path and escaped in
-/// a query, and is not mended so: docs/conformance.md.)
+/// Feeds the canonical form of `t`, a request target, to `out` with its
+/// query's octets as a path holds them: `{` `}` `` ` `` escaped, `%27` as
+/// `'`. `false`, and nothing fed, when its query holds none of them.
+///
+/// Why: a sent URL encodes these octets by their place (`{` raw in a
+/// query, escaped in a path; `'` the other way), and so does a form, but a
+/// rule takes its place from its own first `?`. After a `*`, a rule's
+/// octet may stand in a query all the same: `*{x}*` is `*%7Bx%7D*`, which
+/// a `{` in a query never met, where the spec's text, read as the rule's
+/// author meant it, and Python's parser (it quotes both sides alike)
+/// deny. The form this feeds is not any target's own form, so it is
+/// matched as it is (`eval::decide_form`); asked as one more reading of
+/// the target, it can only add denials.
 pub(crate) fn query_as_path(t: &[u8], out: &mut dyn FnMut(&[u8])) -> bool {
     if !query_keeps_raw(t) {
         return false;
     }
-    let q = memchr::memchr(b'?', t).unwrap_or(t.len());
-    let mut run = 0;
-    for (i, &b) in t.iter().enumerate().skip(q) {
-        if matches!(b, b'{' | b'}' | b'`') {
-            out(&t[run..i]);
+    let mut form = if t.first() == Some(&b'/') {
+        Normalized::new(t)
+    } else {
+        Normalized::with_leading_slash(t, false)
+    };
+    let mut query = false;
+    while let Some(b) = form.next_byte() {
+        if query && b == b'%' {
+            let mut ahead = form;
+            if (ahead.next_byte(), ahead.next_byte()) == (Some(b'2'), Some(b'7')) {
+                form = ahead;
+                out(b"'");
+                continue;
+            }
+        }
+        query |= b == b'?';
+        if query && matches!(b, b'{' | b'}' | b'`') {
             out(&escape(b));
-            run = i + 1;
+        } else {
+            out(&[b]);
         }
     }
-    out(&t[run..]);
     true
 }
 
-/// Whether the query of `t`, a request target, holds a `{` `}` or `` ` ``
-/// (see [`query_as_path`]).
+/// Whether the query of `t`, a request target, holds an octet its path
+/// would hold otherwise: `{` `}` `` ` `` `'` or `%27` (see
+/// [`query_as_path`]).
 pub(crate) fn query_keeps_raw(t: &[u8]) -> bool {
-    memchr::memchr(b'?', t).is_some_and(|q| memchr::memchr3(b'{', b'}', b'`', &t[q..]).is_some())
+    let Some(q) = memchr::memchr(b'?', t) else {
+        return false;
+    };
+    let query = &t[q..];
+    query.iter().enumerate().any(|(i, &b)| {
+        matches!(b, b'{' | b'}' | b'`' | b'\'')
+            || (b == b'%' && query.get(i + 1..i + 3) == Some(b"27"))
+    })
 }
 
 /// Whether `b` must be percent-encoded before comparison wherever it is.

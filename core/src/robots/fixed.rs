@@ -25,7 +25,9 @@
 use super::group::{events, RawRule, SelectSink, Selecting, Selection};
 use super::group::{GOOGLE_GLOBAL, GOOGLE_NAMED, SPEC_GLOBAL, SPEC_NAMED};
 use super::variant::Variant;
-use super::{decide, limit, CrawlDelay, Form, Head, Key, RuleKind, RuleSet, RuleView, Verdict};
+use super::{
+    decide, decide_form, limit, CrawlDelay, Form, Head, Key, RuleKind, RuleSet, RuleView, Verdict,
+};
 use super::{IN_GOOGLE, IN_SPEC};
 use crate::percent;
 use heapless::Vec;
@@ -501,21 +503,21 @@ impl<const RULES: usize, const BYTES: usize> FixedPolicy<RULES, BYTES> {
             return over_block(Variant::BASE);
         }
         let mut v = decide::<_, FIXED_SCRATCH>(self.chosen(), path_and_query);
+        if v.allowed {
+            v = self.check_as_path(path_and_query).unwrap_or(v);
+        }
         if v.allowed && percent::has_reserved_escape(path_and_query) {
             v = self.check_reserved(path_and_query);
-        }
-        if v.allowed {
-            v = self.check_query_as_path(path_and_query).unwrap_or(v);
         }
         v.overflow = !v.allowed && self.flags(|s| s.lossy);
         v
     }
 
-    /// The target with its query's `{` `}` `` ` `` escaped
+    /// The form of the target with its query's octets as a path holds them
     /// (`percent::query_as_path`), on the stack; one too long for it is
-    /// denied, as an overflow. `None` when the target holds none of them
-    /// or that reading allows it.
-    fn check_query_as_path(&self, path_and_query: &[u8]) -> Option<Verdict<'_>> {
+    /// denied, as an overflow. `None` when the query holds none of them or
+    /// that reading allows it.
+    fn check_as_path(&self, path_and_query: &[u8]) -> Option<Verdict<'_>> {
         let mut buf = [0u8; FIXED_SCRATCH];
         let mut n = 0;
         let mut fits = true;
@@ -533,7 +535,7 @@ impl<const RULES: usize, const BYTES: usize> FixedPolicy<RULES, BYTES> {
         if !fits {
             return Some(over_block(Variant::BASE));
         }
-        let v = self.check_bytes(&buf[..n]);
+        let v = decide_form(self.chosen(), &buf[..n]);
         (!v.allowed).then_some(v)
     }
 
@@ -555,7 +557,13 @@ impl<const RULES: usize, const BYTES: usize> FixedPolicy<RULES, BYTES> {
         if !fits {
             return over_block(reserved);
         }
-        let v = decide::<_, FIXED_SCRATCH>(self.chosen(), &buf[..n]);
+        let decoded = &buf[..n];
+        let v = decide::<_, FIXED_SCRATCH>(self.chosen(), decoded);
+        let v = if v.allowed {
+            self.check_as_path(decoded).unwrap_or(v)
+        } else {
+            v
+        };
         Verdict {
             variant: if v.allowed { Variant::BASE } else { reserved },
             ..v

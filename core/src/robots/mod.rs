@@ -32,7 +32,7 @@ pub mod variant;
 
 pub use variant::Variant;
 
-pub(crate) use eval::{decide, Form, Head, Key, RuleSet, RuleView};
+pub(crate) use eval::{decide, decide_form, Form, Head, Key, RuleSet, RuleView};
 #[cfg(feature = "alloc")]
 pub(crate) use eval::{decide_scanned, star_need_at, Scan};
 

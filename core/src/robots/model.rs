@@ -8,8 +8,8 @@ use super::lexer::{lines_in, Directive};
 use super::variant::Variant;
 use super::Verdict;
 use super::{
-    decide, decide_scanned, limit, CrawlDelay, Form, Head, Key, Limited, RuleKind, RuleSet,
-    RuleView, Scan,
+    decide, decide_form, decide_scanned, limit, CrawlDelay, Form, Head, Key, Limited, RuleKind,
+    RuleSet, RuleView, Scan,
 };
 use super::{IN_GOOGLE, IN_SPEC};
 use crate::constants::UA_TOKEN;
@@ -921,9 +921,9 @@ impl Policy {
         if percent::has_reserved_escape(path_and_query) {
             percent::decode_reserved(path_and_query, &mut |c| decoded.extend_from_slice(c));
         }
-        // Both with their query's `{` `}` `` ` `` escaped, as a rule's
-        // octets after a `*` are (`percent::query_as_path`); empty when
-        // the query holds none.
+        // The forms of both with their query's octets as a path holds
+        // them, as a rule's after a `*` may stand (`percent::query_as_path`);
+        // empty when the query holds none.
         let (mut as_path, mut decoded_as_path) = (Vec::new(), Vec::new());
         percent::query_as_path(path_and_query, &mut |c| as_path.extend_from_slice(c));
         percent::query_as_path(&decoded, &mut |c| decoded_as_path.extend_from_slice(c));
@@ -940,12 +940,12 @@ impl Policy {
             // decoded too.
             // The base reading of the target as sent is the caller's.
             let targets = [
-                (false, path_and_query, variant.is_base()),
-                (false, &as_path[..], as_path.is_empty()),
-                (true, &decoded[..], false),
-                (true, &decoded_as_path[..], decoded_as_path.is_empty()),
+                (false, path_and_query, false, variant.is_base()),
+                (false, &as_path[..], true, as_path.is_empty()),
+                (true, &decoded[..], false, false),
+                (true, &decoded_as_path[..], true, decoded_as_path.is_empty()),
             ];
-            for (reserved, target, done) in targets {
+            for (reserved, target, form, done) in targets {
                 let skip = done
                     || if reserved {
                         decoded.is_empty() || (self.rules_escape && !variant.reserved_escapes())
@@ -955,7 +955,11 @@ impl Policy {
                 if skip {
                     continue;
                 }
-                let v = decide::<_, POLICY_SCRATCH>(p, target);
+                let v = if form {
+                    decide_form(p, target)
+                } else {
+                    decide::<_, POLICY_SCRATCH>(p, target)
+                };
                 if !v.allowed {
                     let variant = if reserved {
                         variant.with(Variant::RESERVED_ESCAPES)

@@ -471,6 +471,24 @@ const QUERY_OCTETS: &[Row] = &[
         Some("/a?q=x"),
     ),
     (
+        "a ' after a * and a ' in the query, as a user writes it",
+        "User-agent: *\nDisallow: /*'x\n\nUser-agent: Walsh-Research/1.2\nAllow: /\n",
+        "/a?q='x",
+        Some("/a?q=x"),
+    ),
+    (
+        "a ' after a * and a ' in the query, as the bot sends it",
+        "User-agent: *\nDisallow: /*'x\n\nUser-agent: Walsh-Research/1.2\nAllow: /\n",
+        "/a?q=%27x",
+        Some("/a?q=%2527x"),
+    ),
+    (
+        "a { after a *, with a query of its own after it",
+        "User-agent: *\nDisallow: /*{y}*?z\n\nUser-agent: Walsh-Research/1.2\nAllow: /\n",
+        "/a?{y}?z",
+        Some("/a?{y}"),
+    ),
+    (
         "gen-427/mixed/315, reduced",
         "User-agent:%2a \rDisallow: *{searsCard}*\u{2029}\rUser-agent:research\r\
          disallow\u{2008}:/ # note\rUser-agent:\u{2004}WALSH-RESEARCH/2.0 ",

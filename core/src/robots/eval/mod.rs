@@ -438,6 +438,13 @@ pub(crate) fn decide<'a, R: RuleSet<'a>, const SCRATCH: usize>(
     decide_scanned::<R, SCRATCH>(rules, path_and_query, Scan::of(path_and_query))
 }
 
+/// Decides a target given as a form already (one that is no raw target's
+/// own form, such as `percent::query_as_path`'s), matched as it is in
+/// every reading.
+pub(crate) fn decide_form<'a, R: RuleSet<'a>>(rules: R, form: &[u8]) -> Verdict<'a> {
+    evaluate_own(rules, form)
+}
+
 /// [`decide`], with the target's [`Scan`] made by the caller, who may need
 /// it too (whether a variant can read the target otherwise).
 pub(crate) fn decide_scanned<'a, R: RuleSet<'a>, const SCRATCH: usize>(
