@@ -73,7 +73,14 @@ pub const MAX_BODY: usize = 500 * 1024;
 ///   Crawl-delay value every escape of a printable octet names it
 ///   (Python unquotes each value before it reads it);
 /// - `empty_agent`: an empty User-agent value is a name, and "U is a
-///   prefix of T" holds for it (the shortest match there is).
+///   prefix of T" holds for it (the shortest match there is);
+/// - `placed_octets`: "compare percent-encoding consistently" with each
+///   rule octet in the form of the place where it meets the target. The
+///   URL the bot sends encodes `{` `}` `` ` `` in its path and keeps them
+///   raw in its query, and `'` the other way round; the default reading
+///   places a rule's octets by the rule's own first `?`, but after a `*`
+///   an octet before that `?` may meet the target's query (`*{x}*` and
+///   `/?id={x}`). Here it is compared as the query holds it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Options {
     /// See the type's docs.
@@ -84,16 +91,19 @@ pub struct Options {
     pub reserved_escapes: bool,
     /// See the type's docs.
     pub empty_agent: bool,
+    /// See the type's docs.
+    pub placed_octets: bool,
 }
 
 impl Options {
     /// Every combination, the default one first.
     pub fn all() -> impl Iterator<Item = Options> {
-        (0..16u8).map(|b| Options {
+        (0..32u8).map(|b| Options {
             unicode_space: b & 1 != 0,
             whole_agent: b & 2 != 0,
             reserved_escapes: b & 4 != 0,
             empty_agent: b & 8 != 0,
+            placed_octets: b & 16 != 0,
         })
     }
 }
@@ -521,9 +531,14 @@ fn push_escape(out: &mut Vec<u8>, b: u8) {
 /// `*` and `$` are untouched: they are plain octets in a target and
 /// metacharacters in a rule, and no escape decodes to them.
 pub fn normalize(octets: &[u8]) -> Vec<u8> {
+    normalize_from(octets, false)
+}
+
+/// [`normalize`] of octets that start in the query (`query`) or the path.
+fn normalize_from(octets: &[u8], query: bool) -> Vec<u8> {
     let mut out = Vec::with_capacity(octets.len());
     let mut i = 0;
-    let mut query = false;
+    let mut query = query;
     while i < octets.len() {
         let b = octets[i];
         query |= b == b'?';
@@ -666,6 +681,9 @@ fn subject(path_and_query: &str) -> Vec<u8> {
 pub struct Pattern {
     /// The value without a final `$`, normalised. `*` is a metacharacter.
     pub octets: Vec<u8>,
+    /// The value without a final `$`, as written (for the `placed_octets`
+    /// reading, which normalises each octet where it meets the target).
+    pub raw: Vec<u8>,
     /// Whether the value ended in `$`.
     pub anchored: bool,
 }
@@ -688,6 +706,7 @@ impl Pattern {
         };
         Some(Pattern {
             octets: normalize(body),
+            raw: body.to_vec(),
             anchored,
         })
     }
@@ -729,6 +748,56 @@ impl Pattern {
         if self.anchored {
             // "$ anchors to the end of path+query": the match must cover the
             // whole subject.
+            reached.retain(|&at| at == subject.len());
+        }
+        reached
+    }
+
+    /// [`Pattern::match_ends`] in the `placed_octets` reading: each octet
+    /// (or escape) of the value as written is normalised as the place it
+    /// meets holds it, a query from the subject's first `?` on, a path
+    /// before it.
+    pub fn match_ends_placed(&self, subject: &[u8]) -> Vec<usize> {
+        let query_from = subject
+            .iter()
+            .position(|&b| b == b'?')
+            .map_or(usize::MAX, |q| q + 1);
+        let mut reached: Vec<usize> = vec![0];
+        let mut i = 0;
+        while i < self.raw.len() {
+            if self.raw[i] == b'*' {
+                i += 1;
+                reached = match reached.first() {
+                    Some(&earliest) => (earliest..=subject.len()).collect(),
+                    None => Vec::new(),
+                };
+                continue;
+            }
+            // One octet, or one escape: normalised alike in both places.
+            let len = if escape_at(&self.raw, i).is_some() {
+                3
+            } else {
+                1
+            };
+            let octets = &self.raw[i..i + len];
+            i += len;
+            let mut next: Vec<usize> = reached
+                .iter()
+                .filter_map(|&at| {
+                    let form = normalize_from(octets, at >= query_from);
+                    subject[at..].starts_with(&form).then_some(at + form.len())
+                })
+                .collect();
+            // An encoded octet takes three subject octets, a raw one one:
+            // the positions reached may cross.
+            next.sort_unstable();
+            next.dedup();
+            reached = next;
+            if reached.is_empty() {
+                return reached;
+            }
+        }
+        if self.anchored {
             reached.retain(|&at| at == subject.len());
         }
         reached
@@ -893,7 +962,11 @@ impl Model {
             let Some(pattern) = &rule.pattern else {
                 continue;
             };
-            let ends = pattern.match_ends(&subject);
+            let ends = if self.options.placed_octets {
+                pattern.match_ends_placed(&subject)
+            } else {
+                pattern.match_ends(&subject)
+            };
             // A rule matches when some expansion of its `*`s makes it a
             // prefix of (or, anchored, equal to) the subject.
             let (Some(&shortest), Some(&longest)) = (ends.first(), ends.last()) else {
@@ -958,6 +1031,40 @@ mod tests {
 
     fn denied(body: &str, path: &str) -> bool {
         !decide(body.as_bytes(), T, path).allowed
+    }
+
+    #[test]
+    fn placed_octets_meet_the_target_where_they_stand() {
+        let placed = Options {
+            placed_octets: true,
+            ..Options::default()
+        };
+        let denied_placed = |body: &str, path: &str| {
+            !Model::parse_with(body.as_bytes(), T, placed)
+                .decide(path)
+                .allowed
+        };
+        // Before the rule's own `?`, after a `*`: a path's `%7B` by
+        // default, so a query's raw `{` is never met; placed, it is.
+        let body = "User-agent: *\nDisallow: *{x}*\n";
+        assert!(!denied(body, "/?id={x}"));
+        assert!(denied_placed(body, "/?id={x}"));
+        assert!(denied_placed(body, "/{x}"));
+        assert!(!denied_placed(body, "/?id=x"));
+        // `'` the other way round: raw in a path, `%27` in a query.
+        let body = "User-agent: *\nDisallow: /*'x\n";
+        assert!(!denied(body, "/a?q='x"));
+        assert!(denied_placed(body, "/a?q='x"));
+        assert!(denied_placed(body, "/a?q=%27x"));
+        assert!(denied_placed(body, "/a'x"));
+        // Both places in one rule: its first `{` meets the query, its
+        // second stands after its own `?`.
+        let body = "User-agent: *\nDisallow: /*{y}?*{w}\n";
+        assert!(!denied(body, "/a?{y}?{w}"));
+        assert!(denied_placed(body, "/a?{y}?{w}"));
+        // Precedence still counts subject octets: the Allow covers more.
+        let body = "User-agent: *\nDisallow: /*{\nAllow: /a?{{\n";
+        assert!(!denied_placed(body, "/a?{{"));
     }
 
     #[test]

@@ -245,6 +245,21 @@ pub(crate) fn query_as_path(t: &[u8], out: &mut dyn FnMut(&[u8])) -> bool {
     true
 }
 
+/// Whether rule value `v` holds, after a `*` and before its first `?`, an
+/// octet a path holds otherwise than a query (`{` `}` `` ` `` `'`), and
+/// such an octet after that `?` too. A `*` may carry the first into a
+/// target's query, where [`query_as_path`] meets it, but the reading that
+/// meets the first misses the second: no form of the target meets both.
+/// Such a rule is read as denying every target whose query holds one
+/// (none is in the corpus; docs/conformance.md).
+pub(crate) fn place_mixed(v: &[u8]) -> bool {
+    let placed = |b: &u8| matches!(b, b'{' | b'}' | b'`' | b'\'');
+    let (Some(star), Some(q)) = (memchr::memchr(b'*', v), memchr::memchr(b'?', v)) else {
+        return false;
+    };
+    star < q && v[star..q].iter().any(placed) && v[q..].iter().any(placed)
+}
+
 /// Whether the query of `t`, a request target, holds an octet its path
 /// would hold otherwise: `{` `}` `` ` `` `'` or `%27` (see
 /// [`query_as_path`]).

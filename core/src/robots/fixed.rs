@@ -143,6 +143,13 @@ impl<const RULES: usize, const BYTES: usize> FixedSet<RULES, BYTES> {
     }
 
     fn add(&mut self, r: RawRule<'_>, sets: u8) {
+        // No form of a target meets such a rule in both its places
+        // (`percent::place_mixed`): its sets deny everything, as when
+        // there is no room for a Disallow.
+        if r.kind == RuleKind::Disallow && percent::place_mixed(r.value) {
+            self.deny_all |= sets;
+            return;
+        }
         if self.rules.is_full() {
             match r.kind {
                 RuleKind::Allow => self.lossy |= sets,

@@ -135,6 +135,10 @@ pub struct Policy {
     /// Every form of every rule is a prefix, and no rule is cut (see
     /// [`RuleSet::prefixes_only`]).
     prefixes_only: bool,
+    /// A kept Disallow that no form of a target meets in both its places
+    /// (`percent::place_mixed`): it denies every target whose query holds
+    /// such an octet.
+    place_mixed: Option<u32>,
     /// The file in the other [`Variant`]s that read it otherwise, with
     /// the rules they select (see `robots::variant`); empty for nearly
     /// every file. A path is allowed only if each allows it too. One
@@ -338,6 +342,7 @@ impl PolicyBuilder<'_> {
             mut own_forms,
             rfc_differs,
             google_differs,
+            place_mixed,
             values_plain,
         } = s;
         // A form's keys are the canonical ones but for the few rules with
@@ -383,6 +388,7 @@ impl PolicyBuilder<'_> {
             rules_escape: false,
             query_blind,
             prefixes_only,
+            place_mixed,
             variants: None,
         };
         (policy, values_plain)
@@ -404,6 +410,7 @@ impl PolicyBuilder<'_> {
             own_forms: Vec::new(),
             rfc_differs: false,
             google_differs: false,
+            place_mixed: None,
             values_plain: false,
         };
         for c in &self.rules {
@@ -523,6 +530,9 @@ struct Stored {
     own_forms: Vec<u32>,
     rfc_differs: bool,
     google_differs: bool,
+    /// A kept Disallow whose octets meet a query in two places at once
+    /// (`percent::place_mixed`): its index.
+    place_mixed: Option<u32>,
     /// No value holds an octet to escape, so no `%` either: known from
     /// the scan that finds the values with forms, it spares
     /// [`Policy::values_escape`] its own search.
@@ -534,6 +544,10 @@ impl Stored {
     /// with its forms.
     fn store_forms(&mut self, at: usize, r: StoredRule, value: &[u8]) {
         let text = r.spec;
+        if r.kind == RuleKind::Disallow && self.place_mixed.is_none() && percent::place_mixed(value)
+        {
+            self.place_mixed = Some(at as u32);
+        }
         let (spec, rfc, google) = forms(&mut self.arena, value, text);
         if spec != text {
             let (k1, k2) = Key::pair_of_pattern(spec.get(&self.arena));
@@ -934,6 +948,10 @@ impl Policy {
             .flat_map(|v| v.iter())
             .map(|(v, p)| (*v, p));
         for (variant, p) in base.into_iter().chain(kept) {
+            let query_placed = !as_path.is_empty() || !decoded_as_path.is_empty();
+            if let (Some(i), true) = (p.place_mixed, query_placed) {
+                return Some(p.over_block(i as usize, variant));
+            }
             // A variant that reads `%2F` as `/` reads the target so too;
             // the others read it as sent, and, when no rule escapes
             // anything (their rules are then the decoded ones), as
@@ -971,6 +989,22 @@ impl Policy {
             }
         }
         None
+    }
+
+    /// The denial of rule `i`, a Disallow, over-blocking in `variant`.
+    fn over_block(&self, i: usize, variant: Variant) -> Verdict<'_> {
+        let r = self.rules[i];
+        Verdict {
+            allowed: false,
+            rule: Some(super::MatchedRule {
+                kind: r.kind,
+                pattern: self.text_of(i).get(&self.arena),
+                line: r.line,
+            }),
+            reading: super::Reading::Spec,
+            overflow: false,
+            variant,
+        }
     }
 
     /// The selected groups' Crawl-delay (R2d): the largest of every group

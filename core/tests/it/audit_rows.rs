@@ -489,6 +489,18 @@ const QUERY_OCTETS: &[Row] = &[
         Some("/a?{y}"),
     ),
     (
+        "a { after a * and another after the rule's own ?: both places",
+        "User-agent: *\nDisallow: /*{y}?*{w}\n\nUser-agent: Walsh-Research/1.2\nAllow: /\n",
+        "/a?{y}?{w}",
+        Some("/a?y?w"),
+    ),
+    (
+        "the spec-model proptest's find, reduced",
+        "User-agent: *\nDisallow: *{x}b?{\n\nUser-agent: Walsh-Research/1.2\nAllow: /\n",
+        "zz?q=1{%78}b?{User-agent",
+        Some("zz?q=1xb?User-agent"),
+    ),
+    (
         "gen-427/mixed/315, reduced",
         "User-agent:%2a \rDisallow: *{searsCard}*\u{2029}\rUser-agent:research\r\
          disallow\u{2008}:/ # note\rUser-agent:\u{2004}WALSH-RESEARCH/2.0 ",

@@ -637,11 +637,15 @@ fn check(body: &[u8], targets: &[String]) -> Result<(), String> {
                 && (l.value.is_empty() || l.value[0] == b'/' || l.value[0] >= 0x80)
         })
     });
+    // Octets placed where they meet the target need a `*` that can carry
+    // a rule's octet into a query, and an octet whose form has a place.
+    let placed = body.contains(&b'*') && body.iter().any(|b| b"{}`'".contains(b));
     let models: Vec<(Options, Model)> = Options::all()
         .filter(|o| {
             (unicode || !o.unicode_space)
                 && (reserved || !o.reserved_escapes)
                 && (empty || !o.empty_agent)
+                && (placed || !o.placed_octets)
         })
         .map(|o| (o, Model::parse_with(body, TOKEN, o)))
         .collect();
