@@ -254,7 +254,10 @@ pub(crate) fn query_as_path(t: &[u8], out: &mut dyn FnMut(&[u8])) -> bool {
 /// (none is in the corpus; docs/conformance.md).
 pub(crate) fn place_mixed(v: &[u8]) -> bool {
     let placed = |b: &u8| matches!(b, b'{' | b'}' | b'`' | b'\'');
-    let (Some(star), Some(q)) = (memchr::memchr(b'*', v), memchr::memchr(b'?', v)) else {
+    let Some(star) = memchr::memchr(b'*', v) else {
+        return false;
+    };
+    let Some(q) = memchr::memchr(b'?', v) else {
         return false;
     };
     star < q && v[star..q].iter().any(placed) && v[q..].iter().any(placed)
