@@ -52,6 +52,8 @@
 //! O(rule length x target length) per rule. [`Model`] parses once for
 //! callers that ask about many targets.
 
+use std::borrow::Cow;
+
 /// The largest body the model is defined for: 500 KiB, the size section
 /// 9.1.1 lets a tool cut a body to.
 pub const MAX_BODY: usize = 500 * 1024;
@@ -718,39 +720,11 @@ impl Pattern {
     /// matches if path+query starts with the rule value (after expanding any
     /// *)": the value, each `*` replaced by some run of octets, must be a
     /// prefix of the subject. A position is where such a prefix can end.
-    /// Computed one pattern octet at a time, keeping the set of subject
-    /// positions the pattern read so far can have reached.
+    /// The value is taken one normalised octet at a time, keeping the set
+    /// of subject positions the pattern read so far can have reached.
     pub fn match_ends(&self, subject: &[u8]) -> Vec<usize> {
-        // Before any pattern octet, only the start of the subject is reached.
-        let mut reached: Vec<usize> = vec![0];
-        for &p in &self.octets {
-            let next: Vec<usize> = if p == b'*' {
-                // A `*` consumes any run, including none: from the earliest
-                // position reached, every later position is reachable.
-                match reached.first() {
-                    Some(&earliest) => (earliest..=subject.len()).collect(),
-                    None => Vec::new(),
-                }
-            } else {
-                // Any other octet must be the next octet of the subject.
-                reached
-                    .iter()
-                    .filter(|&&at| subject.get(at) == Some(&p))
-                    .map(|&at| at + 1)
-                    .collect()
-            };
-            reached = next;
-            if reached.is_empty() {
-                // Nothing reached: the rule cannot match.
-                return reached;
-            }
-        }
-        if self.anchored {
-            // "$ anchors to the end of path+query": the match must cover the
-            // whole subject.
-            reached.retain(|&at| at == subject.len());
-        }
-        reached
+        let octets = self.octets.chunks(1);
+        self.ends(subject, octets, |o, _| Cow::Borrowed(o))
     }
 
     /// [`Pattern::match_ends`] in the `placed_octets` reading: each octet
@@ -762,42 +736,66 @@ impl Pattern {
             .iter()
             .position(|&b| b == b'?')
             .map_or(usize::MAX, |q| q + 1);
-        let mut reached: Vec<usize> = vec![0];
+        // One octet, or one escape: an escape is normalised alike in both
+        // places.
         let mut i = 0;
-        while i < self.raw.len() {
-            if self.raw[i] == b'*' {
-                i += 1;
-                reached = match reached.first() {
-                    Some(&earliest) => (earliest..=subject.len()).collect(),
-                    None => Vec::new(),
-                };
-                continue;
-            }
-            // One octet, or one escape: normalised alike in both places.
+        let pieces = std::iter::from_fn(|| {
             let len = if escape_at(&self.raw, i).is_some() {
                 3
             } else {
                 1
             };
-            let octets = &self.raw[i..i + len];
+            let piece = self.raw.get(i..i + len)?;
             i += len;
-            let mut next: Vec<usize> = reached
-                .iter()
-                .filter_map(|&at| {
-                    let form = normalize_from(octets, at >= query_from);
-                    subject[at..].starts_with(&form).then_some(at + form.len())
-                })
-                .collect();
-            // An encoded octet takes three subject octets, a raw one one:
-            // the positions reached may cross.
-            next.sort_unstable();
-            next.dedup();
-            reached = next;
+            Some(piece)
+        });
+        self.ends(subject, pieces, |o, at| {
+            Cow::Owned(normalize_from(o, at >= query_from))
+        })
+    }
+
+    /// The positions a match can end at, the value taken as `pieces` (a
+    /// `*`, or octets that must meet the subject in the form `form` gives
+    /// them at a position). Computed one piece at a time, keeping the set
+    /// of subject positions the pattern read so far can have reached.
+    fn ends<'p>(
+        &self,
+        subject: &[u8],
+        pieces: impl Iterator<Item = &'p [u8]>,
+        form: impl Fn(&'p [u8], usize) -> Cow<'p, [u8]>,
+    ) -> Vec<usize> {
+        // Before any pattern octet, only the start of the subject is reached.
+        let mut reached: Vec<usize> = vec![0];
+        for piece in pieces {
+            reached = if piece == b"*" {
+                // A `*` consumes any run, including none: from the earliest
+                // position reached, every later position is reachable.
+                match reached.first() {
+                    Some(&earliest) => (earliest..=subject.len()).collect(),
+                    None => Vec::new(),
+                }
+            } else {
+                // Any other piece must come next in the subject. A form of
+                // three octets and one of one may make the positions cross.
+                let mut next: Vec<usize> = reached
+                    .iter()
+                    .filter_map(|&at| {
+                        let form = form(piece, at);
+                        subject[at..].starts_with(&form).then_some(at + form.len())
+                    })
+                    .collect();
+                next.sort_unstable();
+                next.dedup();
+                next
+            };
             if reached.is_empty() {
+                // Nothing reached: the rule cannot match.
                 return reached;
             }
         }
         if self.anchored {
+            // "$ anchors to the end of path+query": the match must cover the
+            // whole subject.
             reached.retain(|&at| at == subject.len());
         }
         reached
