@@ -701,19 +701,11 @@ fn general_in(content: &[u8], variant: Variant) -> (Directive<'_>, bool) {
         b'u' if is(&[b"user-agent", b"useragent", b"user agent"]) => {
             (Directive::UserAgent(value), exact(b"user-agent"))
         }
-        b'a' if is(&[b"allow"]) => {
-            let strict = exact(b"allow");
-            if limited {
-                // A cut Allow would permit more than its author wrote:
-                // keep the whole value (R2c: never under-block).
-                let full = key_value(content, variant.unicode_space())
-                    .map(|(_, v, _)| v)
-                    .unwrap_or(value);
-                (Directive::Allow(full), strict)
-            } else {
-                (Directive::Allow(value), strict)
-            }
-        }
+        // Cut as Google cuts it, an Allow may lose its value (padding
+        // before it) and with it what it allowed: Google's reference then
+        // denies. A cut that leaves a shorter value allows more in this
+        // reading, which the others, asked too, keep from mattering.
+        b'a' if is(&[b"allow"]) => (Directive::Allow(value), exact(b"allow")),
         b'd' if is(&[
             b"disallow",
             b"dissallow",

@@ -209,6 +209,15 @@ fn padded_rows() -> Vec<(String, String, &'static str, Option<&'static str>)> {
             "/page",
             None,
         ),
+        // Google's reference cuts the line, and the Allow with it: it
+        // denies. Found by the differential against Google's reference
+        // (benches/tests/google_reference.rs) on gen/mixed/171.
+        (
+            "padding before an Allow value, under a Disallow".into(),
+            format!("User-agent: *\nDisallow: /a\nAllow:{}/a/b\n", "\t".repeat(17_000)),
+            "/a/b/x",
+            Some("/c"),
+        ),
     ]
 }
 
