@@ -11,84 +11,16 @@
 //! committed seed and one more, and the full corpus when it is beside the
 //! project. Each URL is the one the bot sends.
 //!
-//! Two things of the port are not Google's, and are handled here:
-//!
-//! - Its `matches` keeps the positions a pattern has reached in a vector
-//!   it `insert`s into, where Google's assigns, so after a `*` it loses
-//!   candidates: `Disallow: /*.b` does not match `/a.x.b`. That makes it
-//!   deny what Google allows (an Allow that misses), which would read as
-//!   our under-blocks. The match strategy below is Google's position-set
-//!   algorithm (the same one `LongestMatchRobotsMatchStrategy` documents),
-//!   and `the_port_misses_a_match_after_a_star` pins the port's behaviour,
-//!   so that a fixed port shows.
-//! - Its parser slices lines it cuts at Google's 16,664-octet limit by
-//!   octet, and panics when the cut falls inside a UTF-8 sequence. Such a
-//!   body cannot be asked; it is counted and named, never silently passed.
+//! The port's matcher loses candidates after a `*`, and its parser panics
+//! on some cut lines: `wr_conformance::google` says how each is met. A
+//! body the port panics on is counted and named, never silently passed.
 
-use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::path::{Path, PathBuf};
-
-use robotstxt::matcher::{LongestMatchRobotsMatchStrategy, RobotsMatchStrategy, RobotsMatcher};
+use wr_conformance::google;
 use wr_conformance::platform::{self, cases, Input};
 
+use std::path::{Path, PathBuf};
+
 const TOKEN: &str = "Walsh-Research";
-
-/// Google's priority: the pattern's length when it matches, else -1.
-#[derive(Default)]
-struct PositionSet;
-
-impl PositionSet {
-    /// Whether `pattern` matches a prefix of `path` (`$` anchors at its
-    /// end only): the set of path positions the pattern read so far can
-    /// have reached, kept sorted.
-    fn matches(path: &[u8], pattern: &[u8]) -> bool {
-        let mut reached = vec![0usize];
-        for (k, &p) in pattern.iter().enumerate() {
-            if p == b'$' && k + 1 == pattern.len() {
-                return reached.last() == Some(&path.len());
-            }
-            reached = if p == b'*' {
-                (reached[0]..=path.len()).collect()
-            } else {
-                reached
-                    .iter()
-                    .filter(|&&at| path.get(at) == Some(&p))
-                    .map(|at| at + 1)
-                    .collect()
-            };
-            if reached.is_empty() {
-                return false;
-            }
-        }
-        true
-    }
-
-    fn priority(path: &str, pattern: &str) -> i32 {
-        if Self::matches(path.as_bytes(), pattern.as_bytes()) {
-            i32::try_from(pattern.len()).unwrap_or(i32::MAX)
-        } else {
-            -1
-        }
-    }
-}
-
-impl RobotsMatchStrategy for PositionSet {
-    fn match_allow(&self, path: &str, pattern: &str) -> i32 {
-        Self::priority(path, pattern)
-    }
-
-    fn match_disallow(&self, path: &str, pattern: &str) -> i32 {
-        Self::priority(path, pattern)
-    }
-}
-
-/// Google's verdict on `url` under `body`, or `None` when the port panics.
-fn google_allows(body: &str, url: &str) -> Option<bool> {
-    catch_unwind(AssertUnwindSafe(|| {
-        RobotsMatcher::<PositionSet>::default().one_agent_allowed_by_robots(body, TOKEN, url)
-    }))
-    .ok()
-}
 
 #[derive(Default)]
 struct Report {
@@ -141,7 +73,7 @@ fn judge(inputs: &[Input]) -> Report {
         let ours = platform::production(&i.body, &i.urls);
         let mut google = Vec::with_capacity(i.urls.len());
         for url in &i.urls {
-            match google_allows(&i.body, url) {
+            match google::allows(&i.body, TOKEN, url) {
                 Some(g) => google.push(g),
                 None => break,
             }
@@ -185,34 +117,6 @@ fn assert_no_under_block(what: &str, r: &Report, at_least: usize) {
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-#[test]
-fn the_port_misses_a_match_after_a_star() {
-    let body = "User-agent: *\nDisallow: /*.b\n";
-    let url = "https://example.com/a.x.b";
-    let port = robotstxt::DefaultMatcher::default().one_agent_allowed_by_robots(body, TOKEN, url);
-    assert!(
-        port,
-        "the port now matches /*.b against /a.x.b: drop PositionSet"
-    );
-    assert!(!LongestMatchRobotsMatchStrategy::matches("/a.x.b", "/*.b"));
-    assert!(PositionSet::matches(b"/a.x.b", b"/*.b"));
-    assert_eq!(google_allows(body, url), Some(false));
-    // Where the port is right, the substitute agrees with it.
-    for (path, pattern) in [
-        ("/a.b", "/*.b"),
-        ("/google/robotstxt/tree/master", "/*/*/tree/master$"),
-        ("/x", "/x$"),
-        ("/xy", "/x$"),
-        ("/", "/abc"),
-    ] {
-        assert_eq!(
-            PositionSet::matches(path.as_bytes(), pattern.as_bytes()),
-            LongestMatchRobotsMatchStrategy::matches(path, pattern),
-            "{pattern} on {path}"
-        );
-    }
 }
 
 #[test]

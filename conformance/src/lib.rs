@@ -11,10 +11,13 @@
 //! [`fixtures`] the vectors and operator documents the self-check harness
 //! compiles in; [`harness`] (feature `harness`) the section 14
 //! self-check that `wr-feeds attest` runs; [`platform`] (feature
-//! `platform`) the differential against Python's `urllib.robotparser`.
+//! `platform`) the differential against Python's `urllib.robotparser`;
+//! [`google`] (feature `google`) Google's reference parser.
 
 pub mod faults;
 pub mod fixtures;
+#[cfg(feature = "google")]
+pub mod google;
 #[cfg(feature = "harness")]
 pub mod harness;
 #[cfg(feature = "platform")]

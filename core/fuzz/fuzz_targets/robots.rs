@@ -2,13 +2,15 @@
 //! allocating models must agree, the fixed-capacity model must never allow
 //! what the allocating one denies, and the allocating one must never allow
 //! what the reference model of the spec's algorithm (`wr-conformance`)
-//! denies in any reading of the text, nor apply a shorter Crawl-delay (R2c: over-blocking is
+//! denies in any reading of the text, or what Google's reference parser
+//! (`wr_conformance::google`) denies, nor apply a shorter Crawl-delay (R2c: over-blocking is
 //! permitted, under-blocking is not).
 //!
 //! `cargo fuzz run robots -s none` (stable toolchain: no sanitizer).
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
+use wr_conformance::google;
 use wr_conformance::robots_model::{Model, Options, MAX_BODY};
 use wr_core::robots::fixed::FixedPolicy;
 use wr_core::robots::{Policy, Robots, MAX_CRAWL_DELAY};
@@ -49,6 +51,29 @@ fuzz_target!(|data: &[u8]| {
                 "Policy allows what the spec's algorithm denies ({options:?}, rule on line {:?}): {verdict:?}",
                 decided.line
             );
+        }
+    }
+    // Google's reading is one of them too. Its port panics on some lines it
+    // cuts inside a UTF-8 sequence, and libFuzzer aborts on any panic: it
+    // is asked about ASCII bodies, on a target the bot could send (`url`
+    // parses it; the WHATWG form is what it judges).
+    if cut.is_ascii() && path.is_ascii() && path.starts_with('/') {
+        if let (Ok(body), Ok(mut url)) = (
+            std::str::from_utf8(cut),
+            url::Url::parse(&format!("https://example.com{path}")),
+        ) {
+            url.set_fragment(None);
+            let sent = url.as_str();
+            let pq = match url.query() {
+                Some(q) => format!("{}?{q}", url.path()),
+                None => url.path().to_string(),
+            };
+            if google::allows(body, "Walsh-Research", sent) == Some(false) {
+                assert!(
+                    !policy.check(&pq).allowed,
+                    "Policy allows {pq:?}, which Google's reference denies"
+                );
+            }
         }
     }
     if let Some(want) = spec.crawl_delay() {
