@@ -11,9 +11,10 @@
 //! committed seed and one more, and the full corpus when it is beside the
 //! project. Each URL is the one the bot sends.
 //!
-//! The port's matcher loses candidates after a `*`, and its parser panics
-//! on some cut lines: `wr_conformance::google` says how each is met. A
-//! body the port panics on is counted and named, never silently passed.
+//! The port's matcher loses candidates after a `*`, and its parser
+//! misreads what follows a long line of multi-octet characters:
+//! `wr_conformance::google` says how each is met. A body the port cannot
+//! read as Google does is counted, never silently passed.
 
 use wr_conformance::google;
 use wr_conformance::platform::{self, cases, Input};
@@ -27,8 +28,9 @@ struct Report {
     asked: usize,
     google_denies: usize,
     we_deny: usize,
-    /// Bodies the port panicked on: (id, URLs not asked).
-    panicked: Vec<(String, usize)>,
+    /// Bodies the port cannot read as Google does, or panicked on: (id,
+    /// URLs not asked).
+    not_asked: Vec<(String, usize)>,
     /// (id, URL): Google denies, production allows.
     under_blocks: Vec<(String, String)>,
 }
@@ -37,13 +39,13 @@ impl Report {
     fn summary(&self, what: &str) -> String {
         format!(
             "{what}: {} URLs asked, Google's reference denies {}, production {}; {} under-blocks; \
-             {} bodies the port panicked on ({} URLs not asked)",
+             {} bodies not asked, the port misreading them ({} URLs)",
             self.asked,
             self.google_denies,
             self.we_deny,
             self.under_blocks.len(),
-            self.panicked.len(),
-            self.panicked.iter().map(|(_, n)| n).sum::<usize>(),
+            self.not_asked.len(),
+            self.not_asked.iter().map(|(_, n)| n).sum::<usize>(),
         )
     }
 }
@@ -79,7 +81,7 @@ fn judge(inputs: &[Input]) -> Report {
             }
         }
         if google.len() < i.urls.len() {
-            r.panicked.push((i.id.clone(), i.urls.len()));
+            r.not_asked.push((i.id.clone(), i.urls.len()));
             continue;
         }
         for ((url, g), we_allow) in i.urls.iter().zip(google).zip(ours) {

@@ -11,9 +11,13 @@
 //!   what Google allows (an Allow that misses). [`allows`] matches with
 //!   Google's position-set algorithm instead ([`PositionSet`]); a test
 //!   pins the port's behaviour, so that a fixed port shows.
-//! - Its parser cuts lines longer than Google's limit by octet and panics
-//!   when the cut falls inside a UTF-8 sequence. [`allows`] says `None`
-//!   then: such a body cannot be asked. An ASCII body never panics so.
+//! - Its parser keeps the first 16,663 octets of a longer line, as
+//!   Google's does, but counts what it skips in characters, not octets:
+//!   after a long line holding a multi-octet character, it resumes inside
+//!   the skipped text (reading a fragment of it as the next line), or
+//!   panics inside a character. [`allows`] says `None` for such a body: it
+//!   cannot be asked. Found by the first runs of the differential, where
+//!   the fragments denied what Google allows.
 
 use robotstxt::matcher::{RobotsMatchStrategy, RobotsMatcher};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -69,9 +73,24 @@ impl RobotsMatchStrategy for PositionSet {
     }
 }
 
+/// The longest line Google's parser keeps whole, in octets.
+const MAX_LINE: usize = 2083 * 8 - 1;
+
+/// Whether the port reads `body`'s lines as Google's parser does: no line
+/// longer than Google's limit holds a multi-octet character (see the
+/// module docs).
+pub fn port_reads_lines_as_google(body: &str) -> bool {
+    body.split(['\n', '\r'])
+        .all(|line| line.len() <= MAX_LINE || line.is_ascii())
+}
+
 /// Google's verdict for product token `token` on `url` (absolute, in the
-/// form the bot sends) under `body`; `None` when the port panics.
+/// form the bot sends) under `body`; `None` when the port does not read
+/// the body as Google does ([`port_reads_lines_as_google`]) or panics.
 pub fn allows(body: &str, token: &str, url: &str) -> Option<bool> {
+    if !port_reads_lines_as_google(body) {
+        return None;
+    }
     catch_unwind(AssertUnwindSafe(|| {
         RobotsMatcher::<PositionSet>::default().one_agent_allowed_by_robots(body, token, url)
     }))
@@ -82,6 +101,29 @@ pub fn allows(body: &str, token: &str, url: &str) -> Option<bool> {
 mod tests {
     use super::*;
     use robotstxt::matcher::LongestMatchRobotsMatchStrategy;
+
+    #[test]
+    fn the_port_misreads_what_follows_a_long_line_of_wide_characters() {
+        // gen-63/padding/91 of the platform families: 8,352 NBSPs (16,704
+        // octets) before a Disallow. Google cuts the line and keeps none of
+        // it; no rule names `/?q=1`.
+        let body = format!(
+            "User-agent: walsh-research\n{}Disallow: /cart\nDisallow: /also\n",
+            "\u{a0}".repeat(8352)
+        );
+        let url = "https://example.com/?q=1";
+        let port = RobotsMatcher::<PositionSet>::default().one_agent_allowed_by_robots(
+            &body,
+            "walsh-research",
+            url,
+        );
+        assert!(!port, "the port now reads this body as Google does");
+        assert!(!port_reads_lines_as_google(&body));
+        assert_eq!(allows(&body, "walsh-research", url), None);
+        let ascii = body.replace('\u{a0}', "  ");
+        assert!(port_reads_lines_as_google(&ascii));
+        assert_eq!(allows(&ascii, "walsh-research", url), Some(true));
+    }
 
     #[test]
     fn the_port_misses_a_match_after_a_star() {
