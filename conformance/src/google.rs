@@ -18,8 +18,18 @@
 //!   panics inside a character. [`allows`] says `None` for such a body: it
 //!   cannot be asked. Found by the first runs of the differential, where
 //!   the fragments denied what Google allows.
+//! - Its matcher ends a run of `User-agent` lines at a Sitemap line or at
+//!   any line with a field it does not know (a Crawl-delay, say), where
+//!   Google's parser ends one at Allow and Disallow only: Google's own
+//!   suite holds it to that (`ID_LineSyntax_Groups_OtherRules`, "Group
+//!   must not be closed by rules not explicitly defined in the REP"), and
+//!   so does RFC 9309 2.1. Those lines mean nothing else to Google, so
+//!   [`allows`] empties them (their line ends stay) before it asks:
+//!   `User-agent: *`, `Crawl-delay: 2`, `User-agent: other`, `Allow: /a`
+//!   is one group to Google and was two to the port (gen-105/mixed/296).
 
 use robotstxt::matcher::{RobotsMatchStrategy, RobotsMatcher};
+use robotstxt::RobotsParseHandler;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 /// Google's longest-match strategy over its position-set matcher: a
@@ -84,6 +94,48 @@ pub fn port_reads_lines_as_google(body: &str) -> bool {
         .all(|line| line.len() <= MAX_LINE || line.is_ascii())
 }
 
+/// The lines (1-based, as the port numbers them) the port reads as a
+/// Sitemap or as a field it does not know.
+#[derive(Default)]
+struct OtherLines(Vec<u32>);
+
+impl RobotsParseHandler for OtherLines {
+    fn handle_robots_start(&mut self) {}
+    fn handle_robots_end(&mut self) {}
+    fn handle_user_agent(&mut self, _: u32, _: &str) {}
+    fn handle_allow(&mut self, _: u32, _: &str) {}
+    fn handle_disallow(&mut self, _: u32, _: &str) {}
+    fn handle_sitemap(&mut self, line: u32, _: &str) {
+        self.0.push(line);
+    }
+    fn handle_unknown_action(&mut self, line: u32, _: &str, _: &str) {
+        self.0.push(line);
+    }
+}
+
+/// `body` with the content of its lines numbered `lines` removed, their
+/// line ends kept (CR, LF and CRLF each end one line, as in the port).
+fn without_lines(body: &str, lines: &[u32]) -> String {
+    let mut out = String::with_capacity(body.len());
+    let mut number = 1u32;
+    let mut rest = body;
+    while !rest.is_empty() {
+        let end = rest.find(['\n', '\r']).unwrap_or(rest.len());
+        if !lines.contains(&number) {
+            out.push_str(&rest[..end]);
+        }
+        let eol = if rest[end..].starts_with("\r\n") {
+            2
+        } else {
+            usize::from(end < rest.len())
+        };
+        out.push_str(&rest[end..end + eol]);
+        rest = &rest[end + eol..];
+        number += 1;
+    }
+    out
+}
+
 /// Google's verdict for product token `token` on `url` (absolute, in the
 /// form the bot sends) under `body`; `None` when the port does not read
 /// the body as Google does ([`port_reads_lines_as_google`]) or panics.
@@ -92,7 +144,10 @@ pub fn allows(body: &str, token: &str, url: &str) -> Option<bool> {
         return None;
     }
     catch_unwind(AssertUnwindSafe(|| {
-        RobotsMatcher::<PositionSet>::default().one_agent_allowed_by_robots(body, token, url)
+        let mut other = OtherLines::default();
+        robotstxt::parse_robotstxt(body, &mut other);
+        let body = without_lines(body, &other.0);
+        RobotsMatcher::<PositionSet>::default().one_agent_allowed_by_robots(&body, token, url)
     }))
     .ok()
 }
@@ -101,6 +156,28 @@ pub fn allows(body: &str, token: &str, url: &str) -> Option<bool> {
 mod tests {
     use super::*;
     use robotstxt::matcher::LongestMatchRobotsMatchStrategy;
+
+    #[test]
+    fn lines_google_ignores_do_not_end_a_run() {
+        // Google's suite, ID_LineSyntax_Groups_OtherRules.
+        for body in [
+            "User-agent: BarBot\nSitemap: https://foo.bar/sitemap\nUser-agent: *\nDisallow: /\n",
+            "User-agent: BarBot\nInvalid-Unknown-Line: unknown\nUser-agent: *\nDisallow: /\n",
+            "User-agent: BarBot\r\nCrawl-delay: 2\r\nUser-agent: *\r\nDisallow: /\r\n",
+        ] {
+            let url = "http://foo.bar/";
+            let port = RobotsMatcher::<PositionSet>::default()
+                .one_agent_allowed_by_robots(body, "BarBot", url);
+            assert!(port, "the port now keeps the run open: {body:?}");
+            assert_eq!(allows(body, "BarBot", url), Some(false), "{body:?}");
+            assert_eq!(allows(body, "FooBot", url), Some(false), "{body:?}");
+        }
+        assert_eq!(
+            without_lines("a\r\nb\rc\n\nd", &[2, 4]),
+            "a\r\n\rc\n\nd",
+            "line ends stay, numbering as the port's"
+        );
+    }
 
     #[test]
     fn the_port_misreads_what_follows_a_long_line_of_wide_characters() {
