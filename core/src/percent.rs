@@ -246,6 +246,19 @@ pub(crate) fn query_as_path(t: &[u8], out: &mut dyn FnMut(&[u8])) -> bool {
 }
 
 /// Whether rule value `v` holds, after a `*` and before its first `?`, an
+/// octet a path holds otherwise than a query (`{` `}` `` ` `` `'`): one
+/// the `*` may carry into a target's query, which only [`query_as_path`]
+/// meets there. A policy with none such never asks that reading.
+pub(crate) fn place_ambiguous(v: &[u8]) -> bool {
+    let Some(star) = memchr::memchr(b'*', v) else {
+        return false;
+    };
+    let path = &v[..memchr::memchr(b'?', v).unwrap_or(v.len())];
+    path.get(star..)
+        .is_some_and(|p| p.iter().any(|b| matches!(b, b'{' | b'}' | b'`' | b'\'')))
+}
+
+/// Whether rule value `v` holds, after a `*` and before its first `?`, an
 /// octet a path holds otherwise than a query (`{` `}` `` ` `` `'`), and
 /// such an octet after that `?` too. A `*` may carry the first into a
 /// target's query, where [`query_as_path`] meets it, but the reading that

@@ -84,6 +84,9 @@ struct FixedSet<const RULES: usize, const BYTES: usize> {
     deny_all: u8,
     /// Candidate sets that lost something to a capacity.
     lossy: u8,
+    /// Candidate sets with a rule whose octet a `*` may carry into a
+    /// target's query (`percent::place_ambiguous`).
+    query_placed: u8,
 }
 
 impl<const RULES: usize, const BYTES: usize> FixedSet<RULES, BYTES> {
@@ -94,6 +97,7 @@ impl<const RULES: usize, const BYTES: usize> FixedSet<RULES, BYTES> {
             delays: [None; 4],
             deny_all: 0,
             lossy: 0,
+            query_placed: 0,
         }
     }
 
@@ -104,6 +108,7 @@ impl<const RULES: usize, const BYTES: usize> FixedSet<RULES, BYTES> {
         self.delays = [None; 4];
         self.deny_all = 0;
         self.lossy = 0;
+        self.query_placed = 0;
     }
 
     fn get(&self, span: Span) -> &[u8] {
@@ -146,9 +151,12 @@ impl<const RULES: usize, const BYTES: usize> FixedSet<RULES, BYTES> {
         // No form of a target meets such a rule in both its places
         // (`percent::place_mixed`): its sets deny everything, as when
         // there is no room for a Disallow.
-        if r.kind == RuleKind::Disallow && percent::place_mixed(r.value) {
-            self.deny_all |= sets;
-            return;
+        if percent::place_ambiguous(r.value) {
+            if r.kind == RuleKind::Disallow && percent::place_mixed(r.value) {
+                self.deny_all |= sets;
+                return;
+            }
+            self.query_placed |= sets;
         }
         if self.rules.is_full() {
             match r.kind {
@@ -224,6 +232,7 @@ impl<const RULES: usize, const BYTES: usize> FixedSet<RULES, BYTES> {
         self.delays[set.trailing_zeros() as usize & 3] = None;
         self.deny_all &= !set;
         self.lossy &= !set;
+        self.query_placed &= !set;
         let mut write = 0usize;
         let mut kept = 0usize;
         for i in 0..self.rules.len() {
@@ -510,7 +519,7 @@ impl<const RULES: usize, const BYTES: usize> FixedPolicy<RULES, BYTES> {
             return over_block(Variant::BASE);
         }
         let mut v = decide::<_, FIXED_SCRATCH>(self.chosen(), path_and_query);
-        if v.allowed {
+        if v.allowed && self.flags(|s| s.query_placed) {
             v = self.check_as_path(path_and_query).unwrap_or(v);
         }
         if v.allowed && percent::has_reserved_escape(path_and_query) {
@@ -566,7 +575,7 @@ impl<const RULES: usize, const BYTES: usize> FixedPolicy<RULES, BYTES> {
         }
         let decoded = &buf[..n];
         let v = decide::<_, FIXED_SCRATCH>(self.chosen(), decoded);
-        let v = if v.allowed {
+        let v = if v.allowed && self.flags(|s| s.query_placed) {
             self.check_as_path(decoded).unwrap_or(v)
         } else {
             v

@@ -139,6 +139,10 @@ pub struct Policy {
     /// (`percent::place_mixed`): it denies every target whose query holds
     /// such an octet.
     place_mixed: Option<u32>,
+    /// Some kept rule, here or in a kept variant, has an octet a `*` may
+    /// carry into a target's query (`percent::place_ambiguous`): only then
+    /// is the target read with its query as a path holds it.
+    query_placed: bool,
     /// The file in the other [`Variant`]s that read it otherwise, with
     /// the rules they select (see `robots::variant`); empty for nearly
     /// every file. A path is allowed only if each allows it too. One
@@ -343,6 +347,7 @@ impl PolicyBuilder<'_> {
             rfc_differs,
             google_differs,
             place_mixed,
+            query_placed,
             values_plain,
         } = s;
         // A form's keys are the canonical ones but for the few rules with
@@ -389,6 +394,7 @@ impl PolicyBuilder<'_> {
             query_blind,
             prefixes_only,
             place_mixed,
+            query_placed,
             variants: None,
         };
         (policy, values_plain)
@@ -411,6 +417,7 @@ impl PolicyBuilder<'_> {
             rfc_differs: false,
             google_differs: false,
             place_mixed: None,
+            query_placed: false,
             values_plain: false,
         };
         for c in &self.rules {
@@ -533,6 +540,9 @@ struct Stored {
     /// A kept Disallow whose octets meet a query in two places at once
     /// (`percent::place_mixed`): its index.
     place_mixed: Option<u32>,
+    /// Some kept rule has an octet a `*` may carry into a query
+    /// (`percent::place_ambiguous`).
+    query_placed: bool,
     /// No value holds an octet to escape, so no `%` either: known from
     /// the scan that finds the values with forms, it spares
     /// [`Policy::values_escape`] its own search.
@@ -544,9 +554,14 @@ impl Stored {
     /// with its forms.
     fn store_forms(&mut self, at: usize, r: StoredRule, value: &[u8]) {
         let text = r.spec;
-        if r.kind == RuleKind::Disallow && self.place_mixed.is_none() && percent::place_mixed(value)
-        {
-            self.place_mixed = Some(at as u32);
+        if percent::place_ambiguous(value) {
+            self.query_placed = true;
+            if r.kind == RuleKind::Disallow
+                && self.place_mixed.is_none()
+                && percent::place_mixed(value)
+            {
+                self.place_mixed = Some(at as u32);
+            }
         }
         let (spec, rfc, google) = forms(&mut self.arena, value, text);
         if spec != text {
@@ -754,6 +769,7 @@ impl Policy {
                     && q.extras == p.extras
             };
             self.crawl_delay = self.crawl_delay.max(p.crawl_delay);
+            self.query_placed |= p.query_placed;
             if !same(Variant::BASE, self) && !variants.iter().any(|(v, q)| same(*v, q)) {
                 variants.push((variant, p));
             }
@@ -918,7 +934,7 @@ impl Policy {
         let other = || {
             !scan.plain
                 && (percent::has_reserved_escape(path_and_query)
-                    || percent::query_keeps_raw(path_and_query))
+                    || (self.query_placed && percent::query_keeps_raw(path_and_query)))
         };
         if !v.allowed || (self.variants.is_none() && !other()) {
             return v;
@@ -939,8 +955,10 @@ impl Policy {
         // them, as a rule's after a `*` may stand (`percent::query_as_path`);
         // empty when the query holds none.
         let (mut as_path, mut decoded_as_path) = (Vec::new(), Vec::new());
-        percent::query_as_path(path_and_query, &mut |c| as_path.extend_from_slice(c));
-        percent::query_as_path(&decoded, &mut |c| decoded_as_path.extend_from_slice(c));
+        if self.query_placed {
+            percent::query_as_path(path_and_query, &mut |c| as_path.extend_from_slice(c));
+            percent::query_as_path(&decoded, &mut |c| decoded_as_path.extend_from_slice(c));
+        }
         let base = [(Variant::BASE, self)];
         let kept = self
             .variants
