@@ -133,16 +133,10 @@ fn production_denies_every_url_googles_reference_denies() {
 
 #[test]
 fn production_denies_every_url_googles_reference_denies_on_the_full_corpus() {
-    let dir = root().join("../shared/corpus/robots-real-world");
-    if !dir.is_dir() {
-        eprintln!(
-            "skipping the full corpus: {} is absent (it lives beside the project; the slice \
-             is asked in production_denies_every_url_googles_reference_denies)",
-            dir.display()
-        );
+    let elsewhere = "the slice is asked in production_denies_every_url_googles_reference_denies";
+    let Some((inputs, _)) = cases::full_corpus(&root(), elsewhere) else {
         return;
-    }
-    let (inputs, _) = cases::real_dir(&dir, "corpus").expect("the corpus");
+    };
     let r = judge(&inputs);
     assert_no_under_block("the full corpus", &r, 50_000);
 }

@@ -306,6 +306,23 @@ pub fn real_dir(dir: &std::path::Path, family: &str) -> std::io::Result<(Vec<Inp
     Ok((inputs, skipped))
 }
 
+/// The inputs for every file of the full corpus of robots.txt files, which
+/// lives beside the project (`../shared/corpus/robots-real-world` from its
+/// root `project`), with the files left out; `None`, saying so on standard
+/// error, when it is absent (`elsewhere`: what asks about the slice
+/// instead).
+pub fn full_corpus(project: &std::path::Path, elsewhere: &str) -> Option<(Vec<Input>, LeftOut)> {
+    let dir = project.join("../shared/corpus/robots-real-world");
+    if !dir.is_dir() {
+        eprintln!(
+            "skipping the full corpus: {} is absent (it lives beside the project; {elsewhere})",
+            dir.display()
+        );
+        return None;
+    }
+    Some(real_dir(&dir, "corpus").expect("the corpus is readable"))
+}
+
 // ---- the generator families ------------------------------------------------
 
 /// Unicode `White_Space` beyond ASCII space and tab (and the two ASCII

@@ -154,16 +154,10 @@ fn production_denies_every_url_python_denies_on_other_seeds() {
 
 #[test]
 fn production_denies_every_url_python_denies_on_the_full_corpus() {
-    let dir = root().join("../shared/corpus/robots-real-world");
-    if !dir.is_dir() {
-        eprintln!(
-            "skipping the full corpus: {} is absent (it lives beside the project; the slice \
-             is covered by the committed answers)",
-            dir.display()
-        );
+    let elsewhere = "the slice is covered by the committed answers";
+    let Some((inputs, skipped)) = cases::full_corpus(&root(), elsewhere) else {
         return;
-    }
-    let (inputs, skipped) = cases::real_dir(&dir, "corpus").unwrap();
+    };
     for (id, why) in &skipped {
         eprintln!("left out {id}: {why}");
     }
