@@ -929,8 +929,9 @@ impl Policy {
         let scan = Scan::of(path_and_query);
         let v = decide_scanned::<_, POLICY_SCRATCH>(self, path_and_query, scan);
         // Another reading of the target needs an escape of a reserved
-        // octet, or a `{` `}` `` ` `` in its query (see `check_variants`):
-        // a plain target has neither.
+        // octet, or, where a rule needs it, an octet of its query that a
+        // path holds otherwise (see `check_variants`): a plain target has
+        // neither.
         let other = || {
             !scan.plain
                 && (percent::has_reserved_escape(path_and_query)
@@ -965,9 +966,9 @@ impl Policy {
             .iter()
             .flat_map(|v| v.iter())
             .map(|(v, p)| (*v, p));
+        let read_as_path = !as_path.is_empty() || !decoded_as_path.is_empty();
         for (variant, p) in base.into_iter().chain(kept) {
-            let query_placed = !as_path.is_empty() || !decoded_as_path.is_empty();
-            if let (Some(i), true) = (p.place_mixed, query_placed) {
+            if let (Some(i), true) = (p.place_mixed, read_as_path) {
                 return Some(p.over_block(i as usize, variant));
             }
             // A variant that reads `%2F` as `/` reads the target so too;
