@@ -236,7 +236,8 @@ pub(crate) fn query_as_path(t: &[u8], out: &mut dyn FnMut(&[u8])) -> bool {
             }
         }
         query |= b == b'?';
-        if query && matches!(b, b'{' | b'}' | b'`') {
+        // Raw in a form only where the place allows it: `{` `}` `` ` ``.
+        if query && never_raw(b, false) {
             out(&escape(b));
         } else {
             out(&[b]);
@@ -245,49 +246,59 @@ pub(crate) fn query_as_path(t: &[u8], out: &mut dyn FnMut(&[u8])) -> bool {
     true
 }
 
-/// Whether rule value `v` holds, after a `*` and before its first `?`, an
-/// octet a path holds otherwise than a query (`{` `}` `` ` `` `'`): one
-/// the `*` may carry into a target's query, which only [`query_as_path`]
-/// meets there. A policy with none such never asks that reading.
-pub(crate) fn place_ambiguous(v: &[u8]) -> bool {
-    let Some(star) = memchr::memchr(b'*', v) else {
-        return false;
-    };
-    let path = &v[..memchr::memchr(b'?', v).unwrap_or(v.len())];
-    path.get(star..)
-        .is_some_and(|p| p.iter().any(|b| matches!(b, b'{' | b'}' | b'`' | b'\'')))
+/// Whether a sent URL encodes `b` in one place and not the other
+/// (`{` `}` `` ` `` in a path, `'` in a query; see [`never_raw`]).
+const fn placed(b: u8) -> bool {
+    never_raw(b, false) != never_raw(b, true)
 }
 
-/// Whether rule value `v` holds, after a `*` and before its first `?`, an
-/// octet a path holds otherwise than a query (`{` `}` `` ` `` `'`), and
-/// such an octet after that `?` too. A `*` may carry the first into a
-/// target's query, where [`query_as_path`] meets it, but the reading that
-/// meets the first misses the second: no form of the target meets both.
-/// Such a rule is read as denying every target whose query holds one
-/// (none is in the corpus; docs/conformance.md).
-pub(crate) fn place_mixed(v: &[u8]) -> bool {
-    let placed = |b: &u8| matches!(b, b'{' | b'}' | b'`' | b'\'');
+/// How a rule value's octets that are [`placed`] stand, as its form
+/// places them by its own first `?`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum RulePlace {
+    /// None after a `*` before its first `?`: each meets a target where
+    /// the form puts it.
+    Settled,
+    /// One after a `*` before its first `?`, which the `*` may carry into
+    /// a target's query: only [`query_as_path`] meets it there.
+    AfterStar,
+    /// Such an octet, and another after that `?`: the reading that meets
+    /// the first misses the second, so no form of a target meets both.
+    /// Such a Disallow is read as denying every target whose query holds
+    /// one (none is in the corpus; docs/conformance.md).
+    BothSides,
+}
+
+/// [`RulePlace`] of rule value `v`.
+pub(crate) fn rule_place(v: &[u8]) -> RulePlace {
     let Some(star) = memchr::memchr(b'*', v) else {
-        return false;
+        return RulePlace::Settled;
     };
-    let Some(q) = memchr::memchr(b'?', v) else {
-        return false;
-    };
-    star < q && v[star..q].iter().any(placed) && v[q..].iter().any(placed)
+    let q = memchr::memchr(b'?', v).unwrap_or(v.len());
+    let has = |s: &[u8]| s.iter().any(|&b| placed(b));
+    match v.get(star..q) {
+        Some(after_star) if has(after_star) => {
+            if has(&v[q..]) {
+                RulePlace::BothSides
+            } else {
+                RulePlace::AfterStar
+            }
+        }
+        _ => RulePlace::Settled,
+    }
 }
 
 /// Whether the query of `t`, a request target, holds an octet its path
-/// would hold otherwise: `{` `}` `` ` `` `'` or `%27` (see
-/// [`query_as_path`]).
+/// would hold otherwise, raw or (`%27`) escaped (see [`query_as_path`]).
 pub(crate) fn query_keeps_raw(t: &[u8]) -> bool {
     let Some(q) = memchr::memchr(b'?', t) else {
         return false;
     };
     let query = &t[q..];
-    query.iter().enumerate().any(|(i, &b)| {
-        matches!(b, b'{' | b'}' | b'`' | b'\'')
-            || (b == b'%' && query.get(i + 1..i + 3) == Some(b"27"))
-    })
+    query
+        .iter()
+        .enumerate()
+        .any(|(i, &b)| placed(b) || (b == b'%' && query.get(i + 1..i + 3) == Some(b"27")))
 }
 
 /// Whether `b` must be percent-encoded before comparison wherever it is.

@@ -29,7 +29,7 @@ use super::{
     decide, decide_form, limit, CrawlDelay, Form, Head, Key, RuleKind, RuleSet, RuleView, Verdict,
 };
 use super::{IN_GOOGLE, IN_SPEC};
-use crate::percent;
+use crate::percent::{self, RulePlace};
 use heapless::Vec;
 
 type Span = (u32, u32);
@@ -85,7 +85,7 @@ struct FixedSet<const RULES: usize, const BYTES: usize> {
     /// Candidate sets that lost something to a capacity.
     lossy: u8,
     /// Candidate sets with a rule whose octet a `*` may carry into a
-    /// target's query (`percent::place_ambiguous`).
+    /// target's query (`percent::rule_place`).
     query_placed: u8,
 }
 
@@ -148,15 +148,16 @@ impl<const RULES: usize, const BYTES: usize> FixedSet<RULES, BYTES> {
     }
 
     fn add(&mut self, r: RawRule<'_>, sets: u8) {
-        // No form of a target meets such a rule in both its places
-        // (`percent::place_mixed`): its sets deny everything, as when
-        // there is no room for a Disallow.
-        if percent::place_ambiguous(r.value) {
-            if r.kind == RuleKind::Disallow && percent::place_mixed(r.value) {
+        match percent::rule_place(r.value) {
+            RulePlace::Settled => {}
+            // No form of a target meets such a Disallow in both its
+            // places: its sets deny everything, as when there is no room
+            // for one.
+            RulePlace::BothSides if r.kind == RuleKind::Disallow => {
                 self.deny_all |= sets;
                 return;
             }
-            self.query_placed |= sets;
+            _ => self.query_placed |= sets,
         }
         if self.rules.is_full() {
             match r.kind {

@@ -13,7 +13,7 @@ use super::{
 };
 use super::{IN_GOOGLE, IN_SPEC};
 use crate::constants::UA_TOKEN;
-use crate::percent;
+use crate::percent::{self, RulePlace};
 use alloc::boxed::Box;
 use alloc::vec::Vec;
 
@@ -136,11 +136,11 @@ pub struct Policy {
     /// [`RuleSet::prefixes_only`]).
     prefixes_only: bool,
     /// A kept Disallow that no form of a target meets in both its places
-    /// (`percent::place_mixed`): it denies every target whose query holds
+    /// (`percent::RulePlace::BothSides`): it denies every target whose query holds
     /// such an octet.
     place_mixed: Option<u32>,
     /// Some kept rule, here or in a kept variant, has an octet a `*` may
-    /// carry into a target's query (`percent::place_ambiguous`): only then
+    /// carry into a target's query (`percent::rule_place`): only then
     /// is the target read with its query as a path holds it.
     query_placed: bool,
     /// The file in the other [`Variant`]s that read it otherwise, with
@@ -538,10 +538,10 @@ struct Stored {
     rfc_differs: bool,
     google_differs: bool,
     /// A kept Disallow whose octets meet a query in two places at once
-    /// (`percent::place_mixed`): its index.
+    /// (`percent::RulePlace::BothSides`): its index.
     place_mixed: Option<u32>,
     /// Some kept rule has an octet a `*` may carry into a query
-    /// (`percent::place_ambiguous`).
+    /// (`percent::rule_place`).
     query_placed: bool,
     /// No value holds an octet to escape, so no `%` either: known from
     /// the scan that finds the values with forms, it spares
@@ -554,13 +554,14 @@ impl Stored {
     /// with its forms.
     fn store_forms(&mut self, at: usize, r: StoredRule, value: &[u8]) {
         let text = r.spec;
-        if percent::place_ambiguous(value) {
-            self.query_placed = true;
-            if r.kind == RuleKind::Disallow
-                && self.place_mixed.is_none()
-                && percent::place_mixed(value)
-            {
-                self.place_mixed = Some(at as u32);
+        match percent::rule_place(value) {
+            RulePlace::Settled => {}
+            RulePlace::AfterStar => self.query_placed = true,
+            RulePlace::BothSides => {
+                self.query_placed = true;
+                if r.kind == RuleKind::Disallow && self.place_mixed.is_none() {
+                    self.place_mixed = Some(at as u32);
+                }
             }
         }
         let (spec, rfc, google) = forms(&mut self.arena, value, text);
@@ -1012,17 +1013,22 @@ impl Policy {
 
     /// The denial of rule `i`, a Disallow, over-blocking in `variant`.
     fn over_block(&self, i: usize, variant: Variant) -> Verdict<'_> {
-        let r = self.rules[i];
         Verdict {
             allowed: false,
-            rule: Some(super::MatchedRule {
-                kind: r.kind,
-                pattern: self.text_of(i).get(&self.arena),
-                line: r.line,
-            }),
+            rule: Some(self.matched_rule(i)),
             reading: super::Reading::Spec,
             overflow: false,
             variant,
+        }
+    }
+
+    /// Rule `i` as written, with its line.
+    fn matched_rule(&self, i: usize) -> super::MatchedRule<'_> {
+        let r = &self.rules[i];
+        super::MatchedRule {
+            kind: r.kind,
+            pattern: self.text_of(i).get(&self.arena),
+            line: r.line,
         }
     }
 
@@ -1047,14 +1053,7 @@ impl Policy {
 
     /// The kept rules in file order (as written, with line numbers).
     pub fn rules(&self) -> impl Iterator<Item = super::MatchedRule<'_>> + '_ {
-        self.rules
-            .iter()
-            .enumerate()
-            .map(|(i, r)| super::MatchedRule {
-                kind: r.kind,
-                pattern: self.text_of(i).get(&self.arena),
-                line: r.line,
-            })
+        (0..self.rules.len()).map(|i| self.matched_rule(i))
     }
 
     /// Number of rules kept.
