@@ -586,6 +586,17 @@ fn never_sent_raw(b: u8, query: bool) -> bool {
     }
 }
 
+/// Whether the `placed_octets` reading can read `body` otherwise than the
+/// default one: it needs a `*`, which may carry a rule's octet into a
+/// query, and an octet the URL the bot sends encodes in one place only
+/// (see [`Options`]).
+pub fn placed_octets_may_differ(body: &[u8]) -> bool {
+    body.contains(&b'*')
+        && body
+            .iter()
+            .any(|&b| never_sent_raw(b, false) != never_sent_raw(b, true))
+}
+
 /// The octet the escape at `i` of `octets` names, if an escape (`%` and
 /// two hex digits, either case) starts there.
 fn escape_at(octets: &[u8], i: usize) -> Option<u8> {

@@ -11,7 +11,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use wr_conformance::google;
-use wr_conformance::robots_model::{Model, Options, MAX_BODY};
+use wr_conformance::robots_model::{placed_octets_may_differ, Model, Options, MAX_BODY};
 use wr_core::robots::fixed::FixedPolicy;
 use wr_core::robots::{Policy, Robots, MAX_CRAWL_DELAY};
 
@@ -38,7 +38,7 @@ fuzz_target!(|data: &[u8]| {
     // an octet whose form has a place.
     let unicode = cut.iter().any(|&b| b >= 0x80 || (0x1C..=0x1F).contains(&b));
     let escapes = cut.contains(&b'%') || path.contains('%');
-    let placed = cut.contains(&b'*') && cut.iter().any(|b| b"{}`'".contains(b));
+    let placed = placed_octets_may_differ(cut);
     for options in Options::all().filter(|o| {
         (unicode || !o.unicode_space)
             && (escapes || !o.reserved_escapes)

@@ -19,7 +19,9 @@
 use proptest::prelude::*;
 use proptest::sample::Index;
 use wr_conformance::robots_cases::{toggle_encoding, CASES, TOKEN};
-use wr_conformance::robots_model::{lines_with, LineKind, Model, Options, MAX_BODY};
+use wr_conformance::robots_model::{
+    lines_with, placed_octets_may_differ, LineKind, Model, Options, MAX_BODY,
+};
 use wr_core::robots::{Policy, MAX_CRAWL_DELAY};
 
 // ---------------------------------------------------------------------------
@@ -637,9 +639,7 @@ fn check(body: &[u8], targets: &[String]) -> Result<(), String> {
                 && (l.value.is_empty() || l.value[0] == b'/' || l.value[0] >= 0x80)
         })
     });
-    // Octets placed where they meet the target need a `*` that can carry
-    // a rule's octet into a query, and an octet whose form has a place.
-    let placed = body.contains(&b'*') && body.iter().any(|b| b"{}`'".contains(b));
+    let placed = placed_octets_may_differ(body);
     let models: Vec<(Options, Model)> = Options::all()
         .filter(|o| {
             (unicode || !o.unicode_space)
