@@ -34,6 +34,47 @@ fn push(arena: &mut Vec<u8>, bytes: &[u8]) -> Span {
     Span(start as u32, bytes.len() as u32)
 }
 
+/// Octets of the body copied with each value that fits in them (see
+/// [`push_value`]).
+const WINDOW: usize = 32;
+
+/// Appends `value` to `arena` and gives its keys ([`Key::pair_of_pattern`]).
+///
+/// A value is a slice of `body`, and nearly every value is short: it is
+/// copied with the octets after it, a fixed [`WINDOW`] of the body, then
+/// the arena is cut back to its end. A copy of a length known only when
+/// it runs went through `memcpy`, whose dispatch on the length was one of
+/// the parse's most mispredicted branches, and the keys of a value shorter
+/// than a word were gathered octet by octet. The window is taken only
+/// while the arena has room for it (its capacity is the values' length,
+/// so the last values of a file are copied as they are) and never grows
+/// the arena. A value that is not a slice of `body` (none is, but the
+/// address says so) is copied as it is.
+#[inline(always)]
+fn push_value(arena: &mut Vec<u8>, body: &[u8], value: &[u8]) -> (Span, (Key, Key)) {
+    let start = arena.len();
+    let span = Span(start as u32, value.len() as u32);
+    let at = (value.as_ptr() as usize).wrapping_sub(body.as_ptr() as usize);
+    // Loaded into registers first: through the slice's address, the
+    // copy's length was not known to be the window's, and went through
+    // `memcpy` again.
+    let window = body
+        .get(at..)
+        .and_then(|w| w.first_chunk::<WINDOW>())
+        .copied();
+    match window {
+        Some(w) if value.len() <= WINDOW && arena.capacity() - start >= WINDOW => {
+            arena.extend_from_slice(&w);
+            arena.truncate(start + value.len());
+            (span, Key::pair_of_prefix(&w, value.len()))
+        }
+        _ => {
+            arena.extend_from_slice(value);
+            (span, Key::pair_of_pattern(value))
+        }
+    }
+}
+
 fn push_with(arena: &mut Vec<u8>, f: impl FnOnce(&mut Vec<u8>)) -> Span {
     let start = arena.len();
     f(arena);
@@ -168,6 +209,8 @@ pub enum Selected {
 /// apply: a discarded set never costs a copy.
 #[derive(Default)]
 struct PolicyBuilder<'a> {
+    /// The text the rules' values are slices of.
+    body: &'a [u8],
     /// Each rule once, with the candidate sets it belongs to.
     rules: Vec<Candidate<'a>>,
     /// Octets of the candidates' values, dropped ones included.
@@ -425,8 +468,7 @@ impl PolicyBuilder<'_> {
             if readings == 0 {
                 continue;
             }
-            let text = push(&mut s.arena, c.value);
-            let (k1, k2) = Key::pair_of_pattern(c.value);
+            let (text, (k1, k2)) = push_value(&mut s.arena, self.body, c.value);
             s.keys.push(k1);
             s.keys2.push(k2);
             if let Some(cut_from) = c.cut_from {
@@ -875,7 +917,10 @@ impl Policy {
             tail,
             truncated,
         } = limit(body);
-        let mut builder = PolicyBuilder::default();
+        let mut builder = PolicyBuilder {
+            body,
+            ..PolicyBuilder::default()
+        };
         // A rule line takes some 30 octets, but many files' are shorter:
         // room for a rule per 16 octets holds nearly every file's rules at
         // once (each growth is a copy of them all), and a large HTML body

@@ -110,10 +110,28 @@ impl Key {
         inline(always)
     )]
     pub(crate) fn pair_of_pattern(pattern: &[u8]) -> (Key, Key) {
-        let body = match pattern.split_last() {
-            Some((b'$', rest)) => rest,
-            _ => pattern,
+        Key::pair_of_prefix(pattern, pattern.len())
+    }
+
+    /// [`Key::pair_of_pattern`] of `octets[..len]`, whose words may be
+    /// loaded from the octets after it: a key keeps only the octets
+    /// before its length, and a `*` is looked for among them only (the
+    /// lowest is found, and lengths are cut to the pattern's). The parse
+    /// has a value's octets in a window of the body (see
+    /// `model::push_value`), and a word load there replaces an octet loop
+    /// for the short values that most rules have.
+    #[cfg_attr(not(feature = "alloc"), allow(dead_code))]
+    #[cfg_attr(
+        any(target_arch = "x86_64", target_arch = "x86", target_arch = "aarch64"),
+        inline(always)
+    )]
+    pub(crate) fn pair_of_prefix(octets: &[u8], len: usize) -> (Key, Key) {
+        let len = len.min(octets.len());
+        let n = match len.checked_sub(1).map(|i| octets[i]) {
+            Some(b'$') => len - 1,
+            _ => len,
         };
+        let body = octets;
         let load = |at: usize| -> u64 {
             match body.get(at..).and_then(|s| s.first_chunk::<8>()) {
                 Some(c) => u64::from_le_bytes(*c),
@@ -137,7 +155,7 @@ impl Key {
             let mask = (1u64 << (8 * len)) - 1;
             Key(w & mask | (len as u64) << 56)
         };
-        let n = body.len().min(2 * Key::MAX);
+        let n = n.min(2 * Key::MAX);
         let w1 = load(0);
         let s1 = star(w1);
         if s1 < Key::MAX || n <= Key::MAX {

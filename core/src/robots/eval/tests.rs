@@ -362,6 +362,34 @@ fn keys_never_reject_a_match() {
     }
 }
 
+/// The keys of a pattern read from a window that goes on past it are the
+/// pattern's own, whatever follows: a `*`, a `$` or any octet after its
+/// end changes neither key (`model::push_value` reads values so).
+#[test]
+fn keys_read_from_a_window_are_the_patterns_own() {
+    let mut next = lcg(11);
+    let alphabet = b"/ab*$%\0\xff";
+    for _ in 0..50_000 {
+        let mut window = [0u8; 40];
+        let window = &mut window[..next(41) as usize];
+        for b in window.iter_mut() {
+            *b = alphabet[next(alphabet.len() as u32) as usize];
+        }
+        let len = next(window.len() as u32 + 1) as usize;
+        let pattern = &window[..len];
+        assert_eq!(
+            Key::pair_of_prefix(window, len),
+            Key::pair_of_pattern(pattern),
+            "{window:?} {len}"
+        );
+        assert_eq!(
+            Key::pair_of_pattern(pattern),
+            (Key::of_pattern(pattern), Key::of_pattern_tail(pattern)),
+            "{pattern:?}"
+        );
+    }
+}
+
 /// A target whose canonical form is itself goes to `evaluate_own`, as a
 /// plain one does: the verdict must be the one its forms give when each
 /// is passed as it was before (the canonical form, and Google's, the
