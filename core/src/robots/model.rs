@@ -143,11 +143,12 @@ pub struct Policy {
     rules: Vec<StoredRule>,
     /// The few rules' other spans and cuts, by rule index (see [`Extra`]).
     extras: Box<[Extra]>,
-    /// [`Key`] of each rule's canonical form, in rule order: scanned on
-    /// every query, so kept apart from the rules for cache density.
-    keys: Vec<Key>,
-    /// [`Key::of_pattern_tail`] of each rule's canonical form.
-    keys2: Vec<Key>,
+    /// The two [`Key`]s of each rule's canonical form
+    /// ([`Key::pair_of_pattern`]), in rule order: scanned on every query,
+    /// so kept apart from the rules for cache density, and as pairs since
+    /// the scan reads both of each rule (two vectors were an allocation
+    /// more for every policy, and two streams for the scan).
+    keys: Vec<(Key, Key)>,
     /// Keys of the RFC 9309 and Google forms; empty when every rule's form
     /// is its canonical one, the keys above then serving that reading.
     rfc_keys: Vec<Key>,
@@ -385,7 +386,6 @@ impl PolicyBuilder<'_> {
             rules,
             extras,
             keys,
-            keys2,
             mut own_forms,
             rfc_differs,
             google_differs,
@@ -396,7 +396,7 @@ impl PolicyBuilder<'_> {
         // A form's keys are the canonical ones but for the few rules with
         // a form of their own (each has an extra).
         let keys_of = |form: fn(&Extra) -> Span| -> Vec<Key> {
-            let mut own = keys.clone();
+            let mut own: Vec<Key> = keys.iter().map(|k| k.0).collect();
             for &i in &own_forms {
                 if let Some(e) = extra_of(&extras, i as usize) {
                     own[i as usize] = Key::of_pattern(form(e).get(&arena));
@@ -424,7 +424,6 @@ impl PolicyBuilder<'_> {
             rules,
             extras: extras.into_boxed_slice(),
             keys,
-            keys2,
             rfc_keys,
             google_keys,
             own_forms,
@@ -455,7 +454,6 @@ impl PolicyBuilder<'_> {
             rules: Vec::with_capacity(self.rules.len()),
             extras: Vec::new(),
             keys: Vec::with_capacity(self.rules.len()),
-            keys2: Vec::with_capacity(self.rules.len()),
             own_forms: Vec::new(),
             rfc_differs: false,
             google_differs: false,
@@ -469,8 +467,7 @@ impl PolicyBuilder<'_> {
                 continue;
             }
             let (text, (k1, k2)) = push_value(&mut s.arena, self.body, c.value);
-            s.keys.push(k1);
-            s.keys2.push(k2);
+            s.keys.push((k1, k2));
             if let Some(cut_from) = c.cut_from {
                 // In rule order, before any form: `extras` stays sorted.
                 s.extras.push(Extra {
@@ -574,8 +571,7 @@ struct Stored {
     arena: Vec<u8>,
     rules: Vec<StoredRule>,
     extras: Vec<Extra>,
-    keys: Vec<Key>,
-    keys2: Vec<Key>,
+    keys: Vec<(Key, Key)>,
     own_forms: Vec<u32>,
     rfc_differs: bool,
     google_differs: bool,
@@ -608,9 +604,7 @@ impl Stored {
         }
         let (spec, rfc, google) = forms(&mut self.arena, value, text);
         if spec != text {
-            let (k1, k2) = Key::pair_of_pattern(spec.get(&self.arena));
-            self.keys[at] = k1;
-            self.keys2[at] = k2;
+            self.keys[at] = Key::pair_of_pattern(spec.get(&self.arena));
         }
         if rfc != spec || google != spec {
             self.rfc_differs |= rfc != spec;
@@ -683,7 +677,7 @@ fn wildcard_free(arena: &[u8]) -> (bool, bool) {
 /// targets apart.
 // Out of line: the builder's loop keeps its own code.
 #[inline(never)]
-fn star_needs(rules: &[StoredRule], keys: &[Key], arena: &[u8]) -> Box<[(u32, u64)]> {
+fn star_needs(rules: &[StoredRule], keys: &[(Key, Key)], arena: &[u8]) -> Box<[(u32, u64)]> {
     // Gathered on the stack, then allocated once at their number: a
     // vector grown by pushes and trimmed to a box took three allocations
     // for a file with a few such rules, as most that have any are.
@@ -691,7 +685,7 @@ fn star_needs(rules: &[StoredRule], keys: &[Key], arena: &[u8]) -> Box<[(u32, u6
     let mut few = [(0u32, 0u64); ON_STACK];
     let mut n = 0;
     let mut more = Vec::new();
-    for (i, (k1, r)) in keys.iter().zip(rules).enumerate() {
+    for (i, ((k1, _), r)) in keys.iter().zip(rules).enumerate() {
         // The literal start ends at a `*`, with something after it.
         let literal = k1.len();
         if literal < Key::MAX && literal + 1 < r.spec.1 as usize {
@@ -1116,11 +1110,8 @@ impl Policy {
         self.arena.capacity()
             + self.rules.capacity() * core::mem::size_of::<StoredRule>()
             + self.extras.len() * core::mem::size_of::<Extra>()
-            + (self.keys.capacity()
-                + self.keys2.capacity()
-                + self.rfc_keys.capacity()
-                + self.google_keys.capacity())
-                * core::mem::size_of::<Key>()
+            + self.keys.capacity() * core::mem::size_of::<(Key, Key)>()
+            + (self.rfc_keys.capacity() + self.google_keys.capacity()) * core::mem::size_of::<Key>()
             + self.own_forms.capacity() * core::mem::size_of::<u32>()
             + self.star_needs.len() * core::mem::size_of::<(u32, u64)>()
     }
@@ -1165,10 +1156,10 @@ impl<'a> RuleSet<'a> for &'a Policy {
             Form::Google if !self.google_keys.is_empty() => {
                 self.google_keys.get(i).is_some_and(|&k| head.admits1(k))
             }
-            _ => match (self.keys.get(i), self.keys2.get(i)) {
-                (Some(&k1), Some(&k2)) => head.admits(k1, k2),
-                _ => false,
-            },
+            _ => self
+                .keys
+                .get(i)
+                .is_some_and(|&(k1, k2)| head.admits(k1, k2)),
         }
     }
 
@@ -1180,9 +1171,8 @@ impl<'a> RuleSet<'a> for &'a Policy {
         heads: &[Head; 3],
         own: [bool; 2],
     ) -> Option<(usize, [bool; 3])> {
-        let k1 = self.keys.get(from..)?;
-        let n = k1.len();
-        let k2 = self.keys2.get(from..from + n)?;
+        let k = self.keys.get(from..)?;
+        let n = k.len();
         // A form's own keys when some rule's form differs, else the
         // canonical keys (both of them) with that form's head.
         let alt = |keys: &'a [Key]| keys.get(from..from + n);
@@ -1194,11 +1184,11 @@ impl<'a> RuleSet<'a> for &'a Policy {
             } else if let Some(keys) = own_keys {
                 head.admits1(keys[j])
             } else {
-                head.admits(k1[j], k2[j])
+                head.admits(k[j].0, k[j].1)
             }
         };
         (0..n).find_map(|j| {
-            let a_spec = heads[0].admits(k1[j], k2[j]);
+            let a_spec = heads[0].admits(k[j].0, k[j].1);
             let a_rfc = admits(own[0], rfc, &heads[1], j, a_spec);
             let a_google = admits(own[1], google, &heads[2], j, a_spec);
             (a_spec || a_rfc || a_google).then_some((from + j, [a_spec, a_rfc, a_google]))
@@ -1210,18 +1200,29 @@ impl<'a> RuleSet<'a> for &'a Policy {
     #[inline(never)]
     fn next_admitted(self, from: usize, head: &Head, t2: Option<&[u64; 8]>) -> Option<usize> {
         let keys = self.keys.get(from..)?;
-        let keys2 = self.keys2.get(from..)?;
-        let found = match t2 {
-            None => keys
-                .iter()
-                .zip(keys2)
-                .position(|(&k1, &k2)| head.admits(k1, k2)),
-            Some(t2) => keys
-                .iter()
-                .zip(keys2)
-                .position(|(&k1, &k2)| head.admits_with(t2, k1, k2)),
-        };
-        found.map(|j| from + j)
+        // The rest of the slice is walked, and the rule's index is known
+        // from what is left: `position` over pairs kept a counter beside
+        // the pointer, an instruction more for every rule scanned.
+        let mut rest = keys;
+        match t2 {
+            None => {
+                while let [(k1, k2), tail @ ..] = rest {
+                    if head.admits(*k1, *k2) {
+                        return Some(from + keys.len() - rest.len());
+                    }
+                    rest = tail;
+                }
+            }
+            Some(t2) => {
+                while let [(k1, k2), tail @ ..] = rest {
+                    if head.admits_with(t2, *k1, *k2) {
+                        return Some(from + keys.len() - rest.len());
+                    }
+                    rest = tail;
+                }
+            }
+        }
+        None
     }
 
     const OWN_FORM_LIST: bool = true;
@@ -1276,10 +1277,10 @@ impl<'a> RuleSet<'a> for &'a Policy {
             // The keys hold the literal octets before any `*` (a final `$`
             // is none of them): all of the form, when they hold as many as
             // it has. Forms over 14 octets are left to the matcher.
-            literal: match (self.keys.get(i), self.keys2.get(i)) {
-                (Some(k1), Some(k2)) => k1.len() + k2.len() == spec.len(),
-                _ => false,
-            },
+            literal: self
+                .keys
+                .get(i)
+                .is_some_and(|(k1, k2)| k1.len() + k2.len() == spec.len()),
         }
     }
 }
@@ -1647,7 +1648,7 @@ mod tests {
                 );
                 assert_eq!((v.rfc_same, v.google_same), (rfc == spec, google == spec));
                 let k1 = Key::pair_of_pattern(v.spec).0;
-                assert_eq!(p.keys[i], k1, "{:?}", v.text);
+                assert_eq!(p.keys[i].0, k1, "{:?}", v.text);
                 if rfc != spec || google != spec {
                     own.push(i as u32);
                 }
