@@ -43,15 +43,14 @@ const WINDOW: usize = 32;
 /// A value is a slice of `body`, and nearly every value is short: it is
 /// copied with the octets after it, a fixed [`WINDOW`] of the body, then
 /// the arena is cut back to its end. A copy of a length known only when
-/// it runs went through `memcpy`, whose dispatch on the length
-/// cachegrind's branch simulation counted among the parse's most
-/// mispredicted branches, and the keys of a value shorter than a word were
-/// gathered octet by octet (the time saved is under 1 %: docs/performance.md,
-/// "sixth pass"). The window is taken only
-/// while the arena has room for it (its capacity is the values' length,
-/// so the last values of a file are copied as they are) and never grows
-/// the arena. A value that is not a slice of `body` (none is, but the
-/// address says so) is copied as it is.
+/// it runs went through `memcpy`, whose dispatch on the length cachegrind's
+/// branch simulation counted among the parse's most mispredicted branches,
+/// and the keys of a value shorter than a word were gathered octet by
+/// octet (the time saved is under 1 %: docs/performance.md, "sixth pass").
+/// The window is taken only while the arena has room for it (its capacity
+/// is the values' length, so the last values of a file are copied as they
+/// are) and never grows the arena. A value that is not a slice of `body`
+/// (none is, but the address says so) is copied as it is.
 #[inline(always)]
 fn push_value(arena: &mut Vec<u8>, body: &[u8], value: &[u8]) -> (Span, (Key, Key)) {
     let start = arena.len();
