@@ -127,17 +127,18 @@ impl Key {
     )]
     pub(crate) fn pair_of_prefix(octets: &[u8], len: usize) -> (Key, Key) {
         let len = len.min(octets.len());
+        // The pattern's octets the keys may hold: a final `$` is none.
         let n = match len.checked_sub(1).map(|i| octets[i]) {
             Some(b'$') => len - 1,
             _ => len,
-        };
-        let body = octets;
+        }
+        .min(2 * Key::MAX);
         let load = |at: usize| -> u64 {
-            match body.get(at..).and_then(|s| s.first_chunk::<8>()) {
+            match octets.get(at..).and_then(|s| s.first_chunk::<8>()) {
                 Some(c) => u64::from_le_bytes(*c),
                 None => {
                     let mut w = 0u64;
-                    for (i, &b) in body.iter().skip(at).take(8).enumerate() {
+                    for (i, &b) in octets.iter().skip(at).take(8).enumerate() {
                         w |= u64::from(b) << (8 * i);
                     }
                     w
@@ -155,7 +156,6 @@ impl Key {
             let mask = (1u64 << (8 * len)) - 1;
             Key(w & mask | (len as u64) << 56)
         };
-        let n = n.min(2 * Key::MAX);
         let w1 = load(0);
         let s1 = star(w1);
         if s1 < Key::MAX || n <= Key::MAX {
