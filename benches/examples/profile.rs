@@ -1,6 +1,6 @@
 //! A loop to profile (perf / callgrind), not a benchmark.
 //!
-//! `cargo run --release -p wr-benches --example profile -- parse|lex|robots|check-adv|answer-p50|answer-p90|answer-p99|answer-max|texting|fastrobots|fastrobots-matcher [ROUNDS]`
+//! `cargo run --release -p wr-benches --example profile -- parse|lex|robots|check-adv|answer-p50|answer-p90|answer-p99|answer-max|texting|fastrobots|fastrobots-matcher|pair-parse|parse-states [ROUNDS]`
 //!
 //! `fastrobots` is fast-robots' `RobotsTxt::parse` over the corpus' text
 //! (lossy UTF-8, prepared before the loop as for robotstxt);
@@ -16,6 +16,12 @@
 //!
 //! `pair-parse`: `Policy::parse`, texting_robots and fast-robots over the
 //! corpus in turn, ROUNDS times, and the medians of the rounds' ratios.
+//!
+//! `parse-states [MAX_BYTES]`: `Policy::parse` and texting_robots over the
+//! corpus files under MAX_BYTES (all by default) in three states of the
+//! machine: cold (each file parsed once, in turn, as the benches do),
+//! touched (its octets read just before, untimed) and again (the same file
+//! parsed a second time at once). Medians of ROUNDS rounds.
 
 use std::hint::black_box;
 use wr_benches::{adversarial, corpus_or_builtin, median, TOKEN};
@@ -88,6 +94,13 @@ fn main() {
             mean(&mode, rounds)
         }
         "pair-parse" => pair_parse(rounds),
+        "parse-states" => parse_states(
+            rounds,
+            std::env::args()
+                .nth(3)
+                .and_then(|s| s.parse().ok())
+                .unwrap_or(usize::MAX),
+        ),
         m => eprintln!("unknown mode {m}"),
     }
 }
@@ -147,6 +160,64 @@ fn pair_parse(rounds: usize) {
         1.0 / walk,
         1.0 / count,
     );
+}
+
+/// Where a cold parse's time goes beyond the same parse on warm caches
+/// and predictors (docs/performance.md, "seventh pass"): each file
+/// parsed cold, in turn; then each file with its octets read first
+/// (untimed), and parsed a second time at once. The per-file timings
+/// carry the clock's own cost (some 40 ns each, the same in both).
+fn parse_states(rounds: usize, max_bytes: usize) {
+    use std::time::Instant;
+    let (bodies, _) = corpus_or_builtin();
+    let bodies: Vec<_> = bodies
+        .into_iter()
+        .filter(|b| b.bytes.len() < max_bytes)
+        .collect();
+    let touch = |b: &[u8]| black_box(b.iter().fold(0u8, |a, &x| a ^ x));
+    type Parse = fn(&[u8]);
+    let ours: Parse = |b| drop(black_box(Policy::parse(black_box(b), TOKEN)));
+    let texting: Parse = |b| drop(black_box(texting_robots::Robot::new(TOKEN, black_box(b))));
+    let mut rows = Vec::new();
+    for (name, parse) in [("Policy::parse", ours), ("texting_robots", texting)] {
+        let (mut cold, mut touched, mut again) = (Vec::new(), Vec::new(), Vec::new());
+        for _ in 0..rounds {
+            let t = Instant::now();
+            for b in &bodies {
+                parse(&b.bytes);
+            }
+            cold.push(t.elapsed().as_secs_f64());
+            let (mut first, mut second) = (0.0, 0.0);
+            for b in &bodies {
+                touch(&b.bytes);
+                let t = Instant::now();
+                parse(&b.bytes);
+                first += t.elapsed().as_secs_f64();
+                let t = Instant::now();
+                parse(&b.bytes);
+                second += t.elapsed().as_secs_f64();
+            }
+            touched.push(first);
+            again.push(second);
+        }
+        let [cold, touched, again] = [cold, touched, again].map(median);
+        println!(
+            "{name}: {} files: cold {:.2} ms, touched {:.2} ms, again {:.2} ms",
+            bodies.len(),
+            cold * 1e3,
+            touched * 1e3,
+            again * 1e3
+        );
+        rows.push([cold, touched, again]);
+    }
+    if let [o, t] = &rows[..] {
+        println!(
+            "texting_robots / ours: cold {:.2}x, touched {:.2}x, again {:.2}x",
+            t[0] / o[0],
+            t[1] / o[1],
+            t[2] / o[2]
+        );
+    }
 }
 
 /// The checks of `answer/corpus-mean`, `rounds` times.
