@@ -1123,6 +1123,22 @@ impl Policy {
 /// allocation.
 const POLICY_SCRATCH: usize = 8192;
 
+/// The index in `keys` of the first pair that `admits`.
+#[inline(always)]
+fn first_admitted(keys: &[(Key, Key)], admits: impl Fn(Key, Key) -> bool) -> Option<usize> {
+    // The rest of the slice is walked, and the index is known from what is
+    // left: `position` over pairs kept a counter beside the pointer, an
+    // instruction more for every rule scanned.
+    let mut rest = keys;
+    while let [(k1, k2), tail @ ..] = rest {
+        if admits(*k1, *k2) {
+            return Some(keys.len() - rest.len());
+        }
+        rest = tail;
+    }
+    None
+}
+
 impl<'a> RuleSet<'a> for &'a Policy {
     const HEAP_COPY: bool = true;
     const SECOND_TABLE_FROM: usize = 256;
@@ -1201,29 +1217,13 @@ impl<'a> RuleSet<'a> for &'a Policy {
     #[inline(never)]
     fn next_admitted(self, from: usize, head: &Head, t2: Option<&[u64; 8]>) -> Option<usize> {
         let keys = self.keys.get(from..)?;
-        // The rest of the slice is walked, and the rule's index is known
-        // from what is left: `position` over pairs kept a counter beside
-        // the pointer, an instruction more for every rule scanned.
-        let mut rest = keys;
-        match t2 {
-            None => {
-                while let [(k1, k2), tail @ ..] = rest {
-                    if head.admits(*k1, *k2) {
-                        return Some(from + keys.len() - rest.len());
-                    }
-                    rest = tail;
-                }
-            }
-            Some(t2) => {
-                while let [(k1, k2), tail @ ..] = rest {
-                    if head.admits_with(t2, *k1, *k2) {
-                        return Some(from + keys.len() - rest.len());
-                    }
-                    rest = tail;
-                }
-            }
-        }
-        None
+        // One loop for each test, so that the choice is made once and not
+        // at every rule.
+        let found = match t2 {
+            None => first_admitted(keys, |k1, k2| head.admits(k1, k2)),
+            Some(t2) => first_admitted(keys, |k1, k2| head.admits_with(t2, k1, k2)),
+        };
+        found.map(|j| from + j)
     }
 
     const OWN_FORM_LIST: bool = true;
