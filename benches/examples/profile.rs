@@ -17,7 +17,7 @@
 //! `pair-parse`: `Policy::parse`, texting_robots and fast-robots over the
 //! corpus in turn, ROUNDS times, and the medians of the rounds' ratios.
 //!
-//! `parse-states [MAX_BYTES]`: `Policy::parse` and texting_robots over the
+//! `parse-states [ROUNDS [MAX_BYTES]]`: `Policy::parse` and texting_robots over the
 //! corpus files under MAX_BYTES (all by default) in three states of the
 //! machine: cold (each file parsed once, in turn, as the benches do),
 //! touched (its octets read just before, untimed) and again (the same file
