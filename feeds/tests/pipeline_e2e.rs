@@ -611,7 +611,7 @@ fn blocklist_retention_and_fallback() {
     // First-ever failure: empty list, fail open, reported loudly.
     let dir2 = state_dir("blocklist-first");
     let mut cfg2 = cfg.clone();
-    cfg2.state_dir = dir2;
+    cfg2.state_dir = dir2.to_path_buf();
     let mut p = Pipeline::open(cfg2).unwrap();
     let rep = p.run(&sources, FORCE, &mut NoProgress).unwrap();
     assert!(matches!(
@@ -1038,7 +1038,7 @@ fn https_with_self_signed_cert() {
         }
     });
     let dir = state_dir("tls");
-    let mut cfg = wr_feeds::Config::new(&dir);
+    let mut cfg = wr_feeds::Config::new(dir.to_path_buf());
     cfg.connect_to
         .push(wr_feeds::ConnectTo::new("wal.sh", 443, "127.0.0.1", port));
     cfg.tls_roots = Some(vec![der]);
@@ -1061,7 +1061,8 @@ fn https_with_self_signed_cert() {
     // Untrusted certificate: the transfer fails (naming the URL).
     let mut cfg2 = cfg;
     cfg2.tls_roots = None;
-    cfg2.state_dir = state_dir("tls-untrusted");
+    let dir2 = state_dir("tls-untrusted");
+    cfg2.state_dir = dir2.to_path_buf();
     let mut p = Pipeline::open(cfg2).unwrap();
     let rep = p.check("https://wal.sh/x", &mut NoProgress).unwrap();
     let _ = rep;
@@ -1087,7 +1088,7 @@ fn killed_mid_run_keeps_committed_state() {
     let dir = state_dir("kill");
     let status = std::process::Command::new(std::env::current_exe().unwrap())
         .args(["--exact", "kill_child", "--nocapture", "--test-threads=1"])
-        .env("WR_KILL_CHILD_DIR", &dir)
+        .env("WR_KILL_CHILD_DIR", dir.as_path())
         .env("WR_KILL_CHILD_PORT", server.port.to_string())
         .status()
         .unwrap();
@@ -2327,7 +2328,10 @@ fn a_zero_refresh_blocklist_is_asked_once_and_the_targets_go() {
 /// gate reads. Each host row is written as a run on a clock `skew` ahead
 /// would have written it; the run at the true `now` must not be deferred
 /// for the skew.
-fn skewed_pipeline(name: &str, hosts: &[&str]) -> (TestServer, Arc<ManualClock>, wr_feeds::Config) {
+fn skewed_pipeline(
+    name: &str,
+    hosts: &[&str],
+) -> (TestServer, Arc<ManualClock>, wr_feeds::Config, StateDir) {
     let server = open_site();
     let clock = Arc::new(ManualClock::new(Timestamp::from_secs(1_780_000_000)));
     let dir = state_dir(name);
@@ -2335,7 +2339,7 @@ fn skewed_pipeline(name: &str, hosts: &[&str]) -> (TestServer, Arc<ManualClock>,
     cfg.clock = clock.clone();
     // Longer than any honest wait here: a longer one defers the source.
     cfg.max_wait = Duration::from_secs(60);
-    (server, clock, cfg)
+    (server, clock, cfg, dir)
 }
 
 const SKEW: Duration = Duration::from_secs(3 * 86_400);
@@ -2345,7 +2349,7 @@ const SKEW: Duration = Duration::from_secs(3 * 86_400);
 /// allowed. Clamped to now, the host waits one interval.
 #[test]
 fn a_last_request_stored_ahead_does_not_defer_its_host() {
-    let (server, clock, cfg) = skewed_pipeline("skew-last-request", &["skew.test"]);
+    let (server, clock, cfg, _dir) = skewed_pipeline("skew-last-request", &["skew.test"]);
     let now = wr_feeds::Clock::now(&*clock);
     drop(Pipeline::open(cfg.clone()).unwrap());
     let mut store = wr_feeds::store::Store::open(&cfg.state_dir).unwrap();
@@ -2383,7 +2387,7 @@ fn a_last_request_stored_ahead_does_not_defer_its_host() {
 /// server's Retry-After as long is kept whole (R5: at least that long).
 #[test]
 fn a_hold_of_ours_stored_ahead_ends_within_the_cool_down() {
-    let (server, clock, cfg) = skewed_pipeline("skew-hold", &["ours.test", "theirs.test"]);
+    let (server, clock, cfg, _dir) = skewed_pipeline("skew-hold", &["ours.test", "theirs.test"]);
     let now = wr_feeds::Clock::now(&*clock);
     let far = now.saturating_add(Duration::from_secs(30 * 86_400));
     let p = Pipeline::open(cfg.clone()).unwrap();
@@ -2425,7 +2429,7 @@ fn a_hold_of_ours_stored_ahead_ends_within_the_cool_down() {
 /// an hour. Clamped, it is due an hour after now.
 #[test]
 fn an_r8_last_run_stored_ahead_skips_for_an_hour_only() {
-    let (_server, clock, cfg) = skewed_pipeline("skew-last-run", &["r8.test"]);
+    let (_server, clock, cfg, _dir) = skewed_pipeline("skew-last-run", &["r8.test"]);
     let now = wr_feeds::Clock::now(&*clock);
     let s = src("r8", "http://r8.test/page", None);
     let p = Pipeline::open(cfg.clone()).unwrap();

@@ -1,33 +1,43 @@
 //! `wr-feeds robots`, run as a user would run it.
 
+use std::path::PathBuf;
 use std::process::Command;
+
+use crate::common::TempDir;
 
 fn wr_feeds() -> Command {
     Command::new(env!("CARGO_BIN_EXE_wr-feeds"))
 }
 
-fn canaries() -> std::path::PathBuf {
-    // One file per call: tests run in parallel threads.
-    static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    let n = N.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-    let dir = std::env::temp_dir().join(format!("wr-robots-cmd-{}-{n}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let file = dir.join("robots.txt");
-    std::fs::write(
-        &file,
+/// The section 16 canaries, in a `robots.txt` of their own.
+fn canaries() -> Robots {
+    robots_file(
+        "robots-cmd",
         "User-agent: *\nDisallow: /research/bots/dogfood-walsh-only\n\nUser-agent: Walsh-Research\n\
          Disallow: /research/bots/dogfood-disallow\nAllow: /research/bots/dogfood-allow\n\
          Allow: /research/bots/dogfood-walsh-only\nCrawl-delay: 2\n",
     )
-    .unwrap();
-    file
+}
+
+/// A `robots.txt` and the directory that holds it.
+struct Robots {
+    _dir: TempDir,
+    file: PathBuf,
+}
+
+/// A `robots.txt` of `text`, in a directory removed with it.
+fn robots_file(tag: &str, text: &str) -> Robots {
+    let dir = TempDir::new(tag);
+    let file = dir.write("robots.txt", text);
+    Robots { _dir: dir, file }
 }
 
 #[test]
 fn text_verdicts_name_rule_and_line_and_exit_1_on_deny() {
+    let robots = canaries();
     let out = wr_feeds()
         .args(["robots"])
-        .arg(canaries())
+        .arg(&robots.file)
         .args([
             "https://wal.sh/research/bots/dogfood-disallow.md",
             "https://wal.sh/research/bots/dogfood-allow",
@@ -52,9 +62,10 @@ fn text_verdicts_name_rule_and_line_and_exit_1_on_deny() {
 
 #[test]
 fn json_lines_and_exit_0_when_all_allowed() {
+    let robots = canaries();
     let out = wr_feeds()
         .args(["robots", "--json"])
-        .arg(canaries())
+        .arg(&robots.file)
         .args([
             "https://wal.sh/research/bots/dogfood-walsh-only",
             "https://wal.sh/elsewhere",
@@ -81,9 +92,10 @@ fn json_lines_and_exit_0_when_all_allowed() {
 
 #[test]
 fn another_agent_sees_the_star_group() {
+    let robots = canaries();
     let out = wr_feeds()
         .args(["robots", "--agent", "OtherBot"])
-        .arg(canaries())
+        .arg(&robots.file)
         .arg("https://wal.sh/research/bots/dogfood-walsh-only")
         .output()
         .unwrap();
@@ -98,9 +110,10 @@ fn unreadable_file_and_bad_url_exit_2_with_a_message() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("/nonexistent/robots.txt"));
+    let robots = canaries();
     let out = wr_feeds()
         .args(["robots"])
-        .arg(canaries())
+        .arg(&robots.file)
         .arg("ftp://x.test/")
         .output()
         .unwrap();
@@ -110,14 +123,11 @@ fn unreadable_file_and_bad_url_exit_2_with_a_message() {
 
 #[test]
 fn a_rule_with_escape_sequences_reaches_the_terminal_without_them() {
-    let dir = std::env::temp_dir().join(format!("wr-robots-esc-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let file = dir.join("robots.txt");
-    std::fs::write(
-        &file,
+    let robots = robots_file(
+        "robots-esc",
         "User-agent: *\nDisallow: /a\x1b]0;pwned\x07\x1b[2J\n",
-    )
-    .unwrap();
+    );
+    let file = &robots.file;
     for json in [false, true] {
         let mut cmd = wr_feeds();
         cmd.arg("robots").arg(&file).arg("/a%1B]0;pwned%07%1B[2J");
@@ -132,7 +142,6 @@ fn a_rule_with_escape_sequences_reaches_the_terminal_without_them() {
             String::from_utf8_lossy(&out.stdout)
         );
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Issue #18: `robots` judges the URL the bot would send (the WHATWG
@@ -141,15 +150,12 @@ fn a_rule_with_escape_sequences_reaches_the_terminal_without_them() {
 /// of the text (NBSP, versioned agents) deny as in the digest run.
 #[test]
 fn judges_the_url_as_sent_and_every_reading_of_the_text() {
-    let dir = std::env::temp_dir().join(format!("wr-robots-sent-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let file = dir.join("robots.txt");
-    std::fs::write(
-        &file,
+    let robots = robots_file(
+        "robots-sent",
         "User-agent: Walsh-Research/1.2\nAllow: /\n\nUser-agent: *\n\
          Disallow: *{manageAccount}*\nDisallow:\u{a0}/library\nAllow: /\n",
-    )
-    .unwrap();
+    );
+    let file = &robots.file;
     for url in [
         "https://www.kmart.com/x/{manageAccount}/feed.xml",
         "https://www.kmart.com/x/%7BmanageAccount%7D/feed.xml",
@@ -179,15 +185,12 @@ fn judges_the_url_as_sent_and_every_reading_of_the_text() {
 /// JSON), and a verdict another reading of the text decided names it.
 #[test]
 fn signals_and_the_reading_of_the_text_are_reported() {
-    let dir = std::env::temp_dir().join(format!("wr-robots-signals-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let file = dir.join("robots.txt");
-    std::fs::write(
-        &file,
+    let robots = robots_file(
+        "robots-signals",
         "User-agent: Walsh-Research/1.2\nAllow: /\n\nUser-agent: *\n\
          Content-Signal: search=yes, ai-train=no\nDisallow: /\n",
-    )
-    .unwrap();
+    );
+    let file = &robots.file;
     let out = wr_feeds()
         .args(["robots", "--json"])
         .arg(&file)

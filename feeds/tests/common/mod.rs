@@ -114,8 +114,11 @@ impl TestServer {
     }
 }
 
-/// A fresh, empty state directory.
-pub fn state_dir(name: &str) -> PathBuf {
+/// A fresh, empty state directory (not created: the pipeline creates it),
+/// removed when the test that holds it ends, so that test runs leave no
+/// stores behind; kept, and named on standard error, when the test
+/// failed, for the post-mortem.
+pub fn state_dir(name: &str) -> StateDir {
     static N: AtomicU64 = AtomicU64::new(0);
     let d = std::env::temp_dir().join(format!(
         "wr-feeds-test-{name}-{}-{}",
@@ -123,7 +126,35 @@ pub fn state_dir(name: &str) -> PathBuf {
         N.fetch_add(1, Ordering::SeqCst)
     ));
     let _ = std::fs::remove_dir_all(&d);
-    d
+    StateDir(d)
+}
+
+/// See [`state_dir`]. Bind it for the whole test (`let dir =
+/// state_dir(..)`): a temporary is dropped, and the directory removed, at
+/// the end of its statement.
+pub struct StateDir(PathBuf);
+
+impl std::ops::Deref for StateDir {
+    type Target = PathBuf;
+    fn deref(&self) -> &PathBuf {
+        &self.0
+    }
+}
+
+impl AsRef<std::path::Path> for StateDir {
+    fn as_ref(&self) -> &std::path::Path {
+        &self.0
+    }
+}
+
+impl Drop for StateDir {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            eprintln!("kept for the failed test: {}", self.0.display());
+        } else {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
 }
 
 pub const TEST_IDENTITY_IMPL: &str = "walsh-research/wr-feeds";

@@ -245,7 +245,8 @@ fn machines_an_hour_apart_keep_the_spacing() {
     let threads: Vec<_> = [true, false]
         .into_iter()
         .map(|ahead| {
-            let mut cfg = config(&state_dir("skew"), &server, &["busy.test"]);
+            let dir = state_dir("skew");
+            let mut cfg = config(&dir, &server, &["busy.test"]);
             cfg.coordinator = Some(redis.url());
             cfg.clock = Arc::new(Skewed {
                 base: SystemClock::new(),
@@ -253,6 +254,8 @@ fn machines_an_hour_apart_keep_the_spacing() {
                 offset: Duration::from_secs(3600),
             });
             std::thread::spawn(move || {
+                // The directory lives as long as the machine that uses it.
+                let _dir = dir;
                 let mut p = Pipeline::open(cfg).unwrap();
                 p.run(&sources(), RunOptions::default(), &mut NoProgress)
                     .unwrap()
@@ -309,7 +312,8 @@ fn redis_down_at_the_start_fetches_nothing() {
         .local_addr()
         .unwrap()
         .port();
-    let mut cfg = config(&state_dir("down"), &server, &["busy.test"]);
+    let dir = state_dir("down");
+    let mut cfg = config(&dir, &server, &["busy.test"]);
     cfg.coordinator = Some(format!("redis://127.0.0.1:{port}/0"));
     match Pipeline::open(cfg) {
         Err(PipelineError::Fleet(e)) => {
@@ -474,7 +478,8 @@ fn a_redis_that_lost_its_data_costs_each_host_one_spacing_and_keeps_the_holds() 
     drop(a);
     let asked = server.requests_to("held.test").len();
     // A machine that never saw held.test: the hold came back with A.
-    let mut b = Pipeline::open(machine(&state_dir("lost-b"), &second)).unwrap();
+    let b_dir = state_dir("lost-b");
+    let mut b = Pipeline::open(machine(&b_dir, &second)).unwrap();
     let r = b
         .run(&[held], RunOptions::default(), &mut NoProgress)
         .unwrap();
@@ -533,7 +538,8 @@ fn a_machine_whose_clock_runs_fast_keeps_the_fleets_spacing() {
         return;
     };
     let server = busy_site();
-    let mut cfg = config(&state_dir("fast"), &server, &["busy.test"]);
+    let dir = state_dir("fast");
+    let mut cfg = config(&dir, &server, &["busy.test"]);
     cfg.coordinator = Some(redis.url());
     cfg.clock = Arc::new(Fast {
         real: std::time::Instant::now(),

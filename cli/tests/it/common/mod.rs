@@ -229,7 +229,8 @@ impl Operator {
     }
 }
 
-/// A fresh temporary directory, removed on drop.
+/// A fresh temporary directory, removed on drop; kept, and named on
+/// standard error, when the test failed, for the post-mortem.
 pub struct TempDir(pub PathBuf);
 
 impl TempDir {
@@ -253,7 +254,11 @@ impl TempDir {
 
 impl Drop for TempDir {
     fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
+        if std::thread::panicking() {
+            eprintln!("kept for the failed test: {}", self.0.display());
+        } else {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
     }
 }
 
