@@ -290,15 +290,26 @@ pub(crate) fn rule_place(v: &[u8]) -> RulePlace {
 
 /// Whether the query of `t`, a request target, holds an octet its path
 /// would hold otherwise, raw or (`%27`) escaped (see [`query_as_path`]).
+///
+/// A `%` that starts no escape counts too: the canonical form decodes the
+/// escapes of unreserved octets after it, so `%%327` or `%2%37` becomes
+/// the `%27` of a `'` (found by the spec model's generator on
+/// 2026-11-27: `Disallow: /*a'` allowed `/z?a%%327`).
 pub(crate) fn query_keeps_raw(t: &[u8]) -> bool {
     let Some(q) = memchr::memchr(b'?', t) else {
         return false;
     };
     let query = &t[q..];
-    query
-        .iter()
-        .enumerate()
-        .any(|(i, &b)| placed(b) || (b == b'%' && query.get(i + 1..i + 3) == Some(b"27")))
+    query.iter().enumerate().any(|(i, &b)| {
+        placed(b)
+            || (b == b'%'
+                && match query.get(i + 1..i + 3) {
+                    Some(&[h, l]) => {
+                        (h, l) == (b'2', b'7') || hex_val(h).is_none() || hex_val(l).is_none()
+                    }
+                    _ => true,
+                })
+    })
 }
 
 /// Whether `b` must be percent-encoded before comparison wherever it is.

@@ -510,6 +510,24 @@ const QUERY_OCTETS: &[Row] = &[
         Some("zz?q=1xb?User-agent"),
     ),
     (
+        "a % that starts no escape, then an escaped 2: the %27 of a ' once decoded",
+        "User-agent: *\nDisallow: /*a'\n\nUser-agent: Walsh-Research/1.2\nAllow: /\n",
+        "/z?a%%327",
+        Some("/z?a%%328"),
+    ),
+    (
+        "a % that starts no escape, then an escaped 7",
+        "User-agent: *\nDisallow: /*a'\n\nUser-agent: Walsh-Research/1.2\nAllow: /\n",
+        "/z?a%2%37",
+        Some("/z?a%2%38"),
+    ),
+    (
+        "the spec-model proptest's find of 2026-11-27, as drawn",
+        "User-agent: *\nDisallow: /*$%20a'dir/ \tDisallow /bare\n",
+        "/zz?q=1$%20a%%327dir/ \tDisallow /bare?q=1",
+        Some("/zz?q=1$%20a%%328dir/ \tDisallow /bare?q=1"),
+    ),
+    (
         "gen-427/mixed/315, reduced",
         "User-agent:%2a \rDisallow: *{searsCard}*\u{2029}\rUser-agent:research\r\
          disallow\u{2008}:/ # note\rUser-agent:\u{2004}WALSH-RESEARCH/2.0 ",
