@@ -267,7 +267,7 @@ impl Runtime for Web<'_> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: crate::cases(2000), ..ProptestConfig::default() })]
 
     #[test]
     fn no_answer_sequence_makes_a_get_break_a_rule(

@@ -174,7 +174,7 @@ fn parse_in_place_replaces_what_the_policy_held() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 3000, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: crate::cases(3000), ..ProptestConfig::default() })]
 
     #[test]
     fn never_under_blocks_whatever_the_capacity(

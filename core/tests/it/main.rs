@@ -25,3 +25,15 @@ mod readings;
 mod spec_model;
 mod vectors_misc;
 mod vectors_robots;
+
+/// A proptest's number of cases: `ci`, or `PROPTEST_CASES` when set, for
+/// a deeper run by hand (`PROPTEST_CASES=200000 cargo test --release -p
+/// wr-core --test it spec_model::`). proptest reads that variable only for
+/// a config that leaves `cases` at its default, and each test here sets
+/// its own. A deeper run found the `%%327` class (docs/conformance.md).
+pub(crate) fn cases(ci: u32) -> u32 {
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(ci)
+}

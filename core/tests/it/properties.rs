@@ -54,7 +54,7 @@ fn reference_memo(pattern: &[u8], path: &[u8]) -> bool {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: crate::cases(2000), ..ProptestConfig::default() })]
 
     #[test]
     fn matcher_agrees_with_reference(

@@ -46,7 +46,7 @@ fn date_like() -> impl Strategy<Value = String> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: crate::cases(2000), ..ProptestConfig::default() })]
 
     #[test]
     fn parse_duration_never_panics(s in ".{0,24}", t in "P[0-9WDTHMSY.,]{0,16}") {

@@ -704,7 +704,7 @@ fn check(body: &[u8], targets: &[String]) -> Result<(), String> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 5000, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: crate::cases(5000), ..ProptestConfig::default() })]
 
     #[test]
     fn production_never_allows_what_the_model_denies(
