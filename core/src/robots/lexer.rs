@@ -132,8 +132,10 @@ pub struct Lines<'a> {
 impl Lines<'_> {
     /// The [`Variant`] options under which some line read so far may be
     /// read otherwise (a union of `Variant::UNICODE_SPACE`,
-    /// `Variant::LINE_LIMIT` and `Variant::BOM_KEPT`): the base reading
-    /// sets them, so that a file whose readings cannot differ is read once.
+    /// `Variant::LINE_LIMIT`, `Variant::BOM_KEPT`, and
+    /// `Variant::RESERVED_ESCAPES` for an escape outside a value): the base
+    /// reading sets them, so that a file whose readings cannot differ is
+    /// read once.
     pub fn diverges(&self) -> u8 {
         self.diverges
     }
@@ -674,7 +676,44 @@ fn general<'a>(content: &'a [u8], variant: Variant, diverges: &mut u8) -> (Direc
     {
         *diverges |= Variant::UNICODE_SPACE;
     }
+    if !variant.reserved_escapes()
+        && memchr::memchr(b'%', content).is_some()
+        && escapes_read_otherwise(content, variant, read)
+    {
+        *diverges |= Variant::RESERVED_ESCAPES;
+    }
     read
+}
+
+/// Whether `content`, decoded as `Variant::RESERVED_ESCAPES` decodes the
+/// whole file before reading it, is another directive, or one the spec's
+/// grammar reads otherwise, than `read`: an escaped `:` or `#` outside a
+/// value (`Disallow%3A/a`, found by the spec-model proptest). Only this
+/// path can meet one: the common shapes spell their field name and colon
+/// out, no letter's escape is decoded, and a changed value is the stored
+/// values' scan's to note (`Policy::values_escape`), a User-agent's the
+/// selection's. Decoded on the stack; a line too long for it is said to
+/// read otherwise, which costs a reading, or in fixed capacity an
+/// over-block, and never a denial.
+#[cold]
+fn escapes_read_otherwise(content: &[u8], variant: Variant, read: (Directive<'_>, bool)) -> bool {
+    let mut buf = [0u8; 512];
+    let (mut n, mut fits) = (0, true);
+    crate::percent::decode_reserved(content, &mut |c| match buf.get_mut(n..n + c.len()) {
+        Some(o) => {
+            o.copy_from_slice(c);
+            n += c.len();
+        }
+        None => fits = false,
+    });
+    if !fits {
+        return true;
+    }
+    // A decoded `#` starts a comment, as it would in the decoded file.
+    let decoded = &buf[..n];
+    let decoded = memchr::memchr(b'#', decoded).map_or(decoded, |i| &decoded[..i]);
+    let again = general_in(decoded, variant);
+    core::mem::discriminant(&again.0) != core::mem::discriminant(&read.0) || again.1 != read.1
 }
 
 /// [`general`] in one reading.
