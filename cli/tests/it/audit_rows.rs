@@ -61,6 +61,17 @@ fn rows() -> Vec<(&'static str, String, &'static str)> {
                 .into(),
             "/feed.xml?id={searsCard}",
         ),
+        // The spec-model proptest's finds of 2026-11-27, on no real site.
+        (
+            "placed-percent.test",
+            "User-agent: *\nDisallow: /*a'\n\nUser-agent: Walsh-Research/1.2\nAllow: /\n".into(),
+            "/feed.xml?a%%327",
+        ),
+        (
+            "escaped-colon.test",
+            "User-agent: *\nDisallow%3A/feed\n".into(),
+            "/feed.xml",
+        ),
     ]
 }
 

@@ -663,7 +663,7 @@ fn the_audit_vectors_are_denied() {
     let text = std::fs::read_to_string(path).expect("vectors/robots-audit.json");
     let v: serde_json::Value = serde_json::from_str(&text).expect("JSON");
     let cases = v["cases"].as_array().expect("cases");
-    assert_eq!(cases.len(), 17);
+    assert_eq!(cases.len(), 19);
     for c in cases {
         let body = c["robots"].as_str().expect("robots");
         let target = c["path"].as_str().expect("path");

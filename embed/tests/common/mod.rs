@@ -648,7 +648,7 @@ pub fn refusals(e: &mut dyn Embedding, r: &mut Report) {
 /// second reading of a file) possibly by over-blocking, as it says.
 pub fn audit_rows(e: &mut dyn Embedding, mode: Mode, r: &mut Report) {
     let v = load("robots-audit.json");
-    for case in cases(&v, 17) {
+    for case in cases(&v, 19) {
         let path = text(case, "path");
         let name = format!(
             "audit {} {} {path} [{}]",
