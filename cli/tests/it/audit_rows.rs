@@ -77,6 +77,13 @@ fn rows() -> Vec<(&'static str, String, &'static str)> {
 
 fn start() -> (Operator, Vec<Host>) {
     let op = Operator::start(CANARY_ROBOTS);
+    // A name used twice routes both rows to one host, and one row then
+    // tests the other's robots.txt.
+    let mut names: Vec<_> = rows().into_iter().map(|(name, _, _)| name).collect();
+    names.sort_unstable();
+    let before = names.len();
+    names.dedup();
+    assert_eq!(names.len(), before, "a host name is used by two rows");
     let hosts = rows()
         .into_iter()
         .map(|(name, robots, _)| {
