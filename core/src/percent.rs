@@ -167,6 +167,23 @@ pub fn decode_reserved(s: &[u8], out: &mut dyn FnMut(&[u8])) {
     decode(s, false, out);
 }
 
+/// Gathers in `buf` the octets `write` feeds its sink (a decoding, a
+/// form): their length, or `None` when they do not fit. The stack's
+/// stand-in for a `Vec` on the paths that must work without an allocator
+/// (the fixed-capacity policy, the lexer); each caller says what a form
+/// too long for it means.
+pub(crate) fn gather(buf: &mut [u8], write: impl FnOnce(&mut dyn FnMut(&[u8]))) -> Option<usize> {
+    let (mut n, mut fits) = (0, true);
+    write(&mut |c| match buf.get_mut(n..n + c.len()) {
+        Some(o) => {
+            o.copy_from_slice(c);
+            n += c.len();
+        }
+        None => fits = false,
+    });
+    fits.then_some(n)
+}
+
 /// Feeds `value` to `out` with each escape of a printable ASCII octet read
 /// as the octet, `%25` and the unreserved ones included (see
 /// [`has_printable_escape`]). Escapes of blanks, controls and non-ASCII

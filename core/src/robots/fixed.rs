@@ -536,22 +536,16 @@ impl<const RULES: usize, const BYTES: usize> FixedPolicy<RULES, BYTES> {
     /// that reading allows it.
     fn check_as_path(&self, path_and_query: &[u8]) -> Option<Verdict<'_>> {
         let mut buf = [0u8; FIXED_SCRATCH];
-        let mut n = 0;
-        let mut fits = true;
-        let changed =
-            percent::query_as_path(path_and_query, &mut |c| match buf.get_mut(n..n + c.len()) {
-                Some(o) => {
-                    o.copy_from_slice(c);
-                    n += c.len();
-                }
-                None => fits = false,
-            });
+        let mut changed = false;
+        let n = percent::gather(&mut buf, |out| {
+            changed = percent::query_as_path(path_and_query, out);
+        });
         if !changed {
             return None;
         }
-        if !fits {
+        let Some(n) = n else {
             return Some(over_block(Variant::BASE));
-        }
+        };
         let v = decide_form(self.chosen(), &buf[..n]);
         (!v.allowed).then_some(v)
     }
@@ -561,19 +555,12 @@ impl<const RULES: usize, const BYTES: usize> FixedPolicy<RULES, BYTES> {
     /// too long for it is denied, as an overflow.
     fn check_reserved(&self, path_and_query: &[u8]) -> Verdict<'_> {
         let mut buf = [0u8; FIXED_SCRATCH];
-        let mut n = 0;
-        let mut fits = true;
-        percent::decode_reserved(path_and_query, &mut |c| match buf.get_mut(n..n + c.len()) {
-            Some(o) => {
-                o.copy_from_slice(c);
-                n += c.len();
-            }
-            None => fits = false,
-        });
         let reserved = Variant::BASE.with(Variant::RESERVED_ESCAPES);
-        if !fits {
+        let Some(n) = percent::gather(&mut buf, |out| {
+            percent::decode_reserved(path_and_query, out)
+        }) else {
             return over_block(reserved);
-        }
+        };
         let decoded = &buf[..n];
         let v = decide::<_, FIXED_SCRATCH>(self.chosen(), decoded);
         let v = if v.allowed && self.flags(|s| s.query_placed) {

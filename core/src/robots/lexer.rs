@@ -698,17 +698,11 @@ fn general<'a>(content: &'a [u8], variant: Variant, diverges: &mut u8) -> (Direc
 #[cold]
 fn escapes_read_otherwise(content: &[u8], variant: Variant, read: (Directive<'_>, bool)) -> bool {
     let mut buf = [0u8; 512];
-    let (mut n, mut fits) = (0, true);
-    crate::percent::decode_reserved(content, &mut |c| match buf.get_mut(n..n + c.len()) {
-        Some(o) => {
-            o.copy_from_slice(c);
-            n += c.len();
-        }
-        None => fits = false,
-    });
-    if !fits {
+    let Some(n) = crate::percent::gather(&mut buf, |out| {
+        crate::percent::decode_reserved(content, out)
+    }) else {
         return true;
-    }
+    };
     // A decoded `#` starts a comment, as it would in the decoded file.
     let decoded = &buf[..n];
     let decoded = memchr::memchr(b'#', decoded).map_or(decoded, |i| &decoded[..i]);
