@@ -130,7 +130,7 @@ fn a_rule_with_escape_sequences_reaches_the_terminal_without_them() {
     let file = &robots.file;
     for json in [false, true] {
         let mut cmd = wr_feeds();
-        cmd.arg("robots").arg(&file).arg("/a%1B]0;pwned%07%1B[2J");
+        cmd.arg("robots").arg(file).arg("/a%1B]0;pwned%07%1B[2J");
         if json {
             cmd.arg("--json");
         }
@@ -164,7 +164,7 @@ fn judges_the_url_as_sent_and_every_reading_of_the_text() {
     ] {
         let out = wr_feeds()
             .arg("robots")
-            .arg(&file)
+            .arg(file)
             .arg(url)
             .output()
             .unwrap();
@@ -174,7 +174,7 @@ fn judges_the_url_as_sent_and_every_reading_of_the_text() {
     }
     let out = wr_feeds()
         .arg("robots")
-        .arg(&file)
+        .arg(file)
         .arg("https://www.kmart.com/x/manageAccount/feed.xml")
         .output()
         .unwrap();
@@ -193,7 +193,7 @@ fn signals_and_the_reading_of_the_text_are_reported() {
     let file = &robots.file;
     let out = wr_feeds()
         .args(["robots", "--json"])
-        .arg(&file)
+        .arg(file)
         .arg("https://x.test/page")
         .output()
         .unwrap();
@@ -205,7 +205,7 @@ fn signals_and_the_reading_of_the_text_are_reported() {
     assert_eq!(v["signals"][0]["line"], 5, "{stdout}");
     let out = wr_feeds()
         .arg("robots")
-        .arg(&file)
+        .arg(file)
         .arg("https://x.test/page")
         .output()
         .unwrap();
