@@ -320,12 +320,10 @@ pub(crate) fn query_keeps_raw(t: &[u8]) -> bool {
     query.iter().enumerate().any(|(i, &b)| {
         placed(b)
             || (b == b'%'
-                && match query.get(i + 1..i + 3) {
-                    Some(&[h, l]) => {
-                        (h, l) == (b'2', b'7') || hex_val(h).is_none() || hex_val(l).is_none()
-                    }
-                    _ => true,
-                })
+                && matches!(
+                    unquoted(query, i, false),
+                    Unquoted::Lone | Unquoted::Octet(b'\'')
+                ))
     })
 }
 
