@@ -79,12 +79,12 @@ fn start() -> (Operator, Vec<Host>) {
     let op = Operator::start(CANARY_ROBOTS);
     // A name used twice routes both rows to one host, and one row then
     // tests the other's robots.txt.
-    let mut names: Vec<_> = rows().into_iter().map(|(name, _, _)| name).collect();
+    let rows = rows();
+    let mut names: Vec<_> = rows.iter().map(|(name, _, _)| *name).collect();
     names.sort_unstable();
-    let before = names.len();
     names.dedup();
-    assert_eq!(names.len(), before, "a host name is used by two rows");
-    let hosts = rows()
+    assert_eq!(names.len(), rows.len(), "a host name is used by two rows");
+    let hosts = rows
         .into_iter()
         .map(|(name, robots, _)| {
             let h = Host::start(name);
