@@ -141,12 +141,6 @@ impl std::ops::Deref for StateDir {
     }
 }
 
-impl AsRef<std::path::Path> for StateDir {
-    fn as_ref(&self) -> &std::path::Path {
-        &self.0
-    }
-}
-
 impl Drop for StateDir {
     fn drop(&mut self) {
         if std::thread::panicking() {
